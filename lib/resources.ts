@@ -1,0 +1,68 @@
+import type { KubeObject } from './store/object';
+import { defineResource, type Resource } from './resource';
+
+/**
+ * Typed descriptors for the built-in resources most informers watch. Object types are the wire
+ * JSON, loose where the API is large: narrow them in your own code as needed.
+ */
+
+/** A core/v1 Pod, as the wire JSON. */
+export interface Pod extends KubeObject {
+  readonly spec?: {
+    readonly nodeName?: string;
+    readonly containers?: readonly { readonly name: string; readonly image?: string }[];
+    readonly [field: string]: unknown;
+  };
+  readonly status?: {
+    readonly phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
+    readonly podIP?: string;
+    readonly [field: string]: unknown;
+  };
+}
+
+/** A core/v1 ConfigMap. */
+export interface ConfigMap extends KubeObject {
+  readonly data?: Readonly<Record<string, string>>;
+  readonly binaryData?: Readonly<Record<string, string>>;
+}
+
+/** A core/v1 Secret. Values are base64. */
+export interface Secret extends KubeObject {
+  readonly type?: string;
+  readonly data?: Readonly<Record<string, string>>;
+}
+
+/** A core/v1 Namespace. */
+export interface Namespace extends KubeObject {
+  readonly status?: { readonly phase?: 'Active' | 'Terminating' };
+}
+
+/** A core/v1 Service. */
+export interface Service extends KubeObject {
+  readonly spec?: { readonly selector?: Readonly<Record<string, string>>; readonly [field: string]: unknown };
+}
+
+/** A core/v1 Node. */
+export interface Node extends KubeObject {
+  readonly spec?: { readonly unschedulable?: boolean; readonly [field: string]: unknown };
+  readonly status?: { readonly [field: string]: unknown };
+}
+
+/** An apps/v1 Deployment. */
+export interface Deployment extends KubeObject {
+  readonly spec?: {
+    readonly replicas?: number;
+    readonly selector?: { readonly matchLabels?: Readonly<Record<string, string>> };
+    readonly template?: { readonly metadata?: { readonly labels?: Readonly<Record<string, string>> }; readonly spec?: unknown };
+    readonly [field: string]: unknown;
+  };
+  readonly status?: { readonly replicas?: number; readonly readyReplicas?: number; readonly observedGeneration?: number };
+}
+
+export const pods: Resource<Pod> = defineResource<Pod>({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true });
+export const configMaps: Resource<ConfigMap> = defineResource<ConfigMap>({ group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true });
+export const secrets: Resource<Secret> = defineResource<Secret>({ group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true });
+export const services: Resource<Service> = defineResource<Service>({ group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true });
+export const namespaces: Resource<Namespace> = defineResource<Namespace>({ group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false });
+export const nodes: Resource<Node> = defineResource<Node>({ group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false });
+export const deployments: Resource<Deployment> = defineResource<Deployment>({ group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true });

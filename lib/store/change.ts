@@ -1,0 +1,37 @@
+import type { KubeObject } from './object';
+
+/**
+ * A change the indexer applied to the cache: what `events$` emits and handlers receive.
+ * Unlike a delta, a change knows the old state.
+ */
+export type Change<T extends KubeObject = KubeObject> = AddChange<T> | UpdateChange<T> | DeleteChange<T>;
+
+/** An object entered the cache. */
+export interface AddChange<T extends KubeObject = KubeObject> {
+  readonly type: 'add';
+  readonly key: string;
+  readonly object: T;
+  /** True when the object came with the informer's first list (client-go's isInInitialList). */
+  readonly isInInitialList: boolean;
+}
+
+/** An object in the cache changed. */
+export interface UpdateChange<T extends KubeObject = KubeObject> {
+  readonly type: 'update';
+  readonly key: string;
+  readonly oldObject: T;
+  readonly object: T;
+}
+
+/** An object left the cache. */
+export interface DeleteChange<T extends KubeObject = KubeObject> {
+  readonly type: 'delete';
+  readonly key: string;
+  /** The last state the cache held (or the state the server sent with DELETED). */
+  readonly object: T;
+  /**
+   * True when the deletion was inferred from a relist (the object was missing from it), so the
+   * object's final state is unknown: client-go's DeletedFinalStateUnknown.
+   */
+  readonly finalStateUnknown: boolean;
+}
