@@ -1,0 +1,55 @@
+import type { KubeObject } from '../store/object';
+import { defineResource, type Resource } from '../resource';
+import { configMaps, deployments, namespaces, nodes, pods, secrets, services } from '../resources';
+
+/** The custom resource the loopback server serves beside the built-ins: `example.com/v1` Widget. */
+export interface Widget extends KubeObject {
+  readonly spec?: { readonly size?: number; readonly color?: string };
+}
+
+/** `example.com/v1 widgets`, namespaced: a stand-in for any custom resource. */
+export const widgets: Resource<Widget> = defineResource<Widget>({
+  group: 'example.com',
+  version: 'v1',
+  plural: 'widgets',
+  kind: 'Widget',
+  namespaced: true,
+});
+
+/** What the server knows about a resource it serves, beyond the URL parts: what discovery shows. */
+export interface ServedResource {
+  readonly resource: Resource<KubeObject>;
+  readonly singularName: string;
+  readonly shortNames: readonly string[];
+  readonly verbs: readonly string[];
+  /** Field selector labels besides metadata.name and metadata.namespace, read by dotted path. */
+  readonly extraFieldLabels: readonly string[];
+}
+
+const ALL_VERBS = ['create', 'delete', 'get', 'list', 'update', 'watch'] as const;
+
+function served(resource: Resource<KubeObject>, shortNames: readonly string[] = [], extraFieldLabels: readonly string[] = []): ServedResource {
+  return { resource, singularName: resource.kind.toLowerCase(), shortNames, verbs: ALL_VERBS, extraFieldLabels };
+}
+
+/** The resources every loopback server serves. */
+export const builtinResources: readonly ServedResource[] = [
+  served(pods, ['po'], ['spec.nodeName', 'status.phase']),
+  served(configMaps, ['cm']),
+  served(secrets, [], ['type']),
+  served(services, ['svc']),
+  served(namespaces, ['ns'], ['status.phase']),
+  served(nodes, ['no'], ['spec.unschedulable']),
+  served(deployments, ['deploy']),
+  served(widgets, ['wd']),
+];
+
+/** The served entry for a resource given in options: custom resources get no short names. */
+export function servedResourceOf(resource: Resource<KubeObject>): ServedResource {
+  return served(resource);
+}
+
+/** The store's bucket id of a resource: one version per group and plural, as the API server stores it. */
+export function resourceId(resource: Resource<KubeObject>): string {
+  return `${resource.group}/${resource.plural}`;
+}

@@ -1,0 +1,314 @@
+import { randomUUID } from 'node:crypto';
+import type { KubeObject, ObjectMeta } from '../store/object';
+import { apiVersionOf, type Resource } from '../resource';
+import { resourceId } from './builtinResources';
+import { EventHistory, storedObject, type ChangeType, type StoreEvent, type StoredObject } from './history';
+import { alreadyExists, ApiStatusError, conflict, invalid, notFound, requiredField } from './status';
+
+/**
+ * In-process CRUD over the loopback server's data. Objects are plain wire JSON. Every mutation
+ * bumps one integer resourceVersion counter (emitted as strings, as etcd's revision is) and feeds
+ * open watches.
+ *
+ * Stored objects are shared, not copied: treat what `get` and `list` return as immutable.
+ */
+export interface ClusterStore {
+  /** Sets uid, resourceVersion, creationTimestamp and generation 1. @throws ApiStatusError 409 AlreadyExists, 422 without a name */
+  create<T extends KubeObject>(resource: Resource<T>, object: T): T;
+  /** @throws ApiStatusError 409 Conflict when metadata.resourceVersion is set and stale; 404 when missing. Generation +1 when spec changed. */
+  update<T extends KubeObject>(resource: Resource<T>, object: T): T;
+  /** Deletes now, or marks `deletionTimestamp` while finalizers remain. @throws ApiStatusError 404 when missing */
+  delete<T extends KubeObject>(resource: Resource<T>, namespace: string | undefined, name: string): T;
+  get<T extends KubeObject>(resource: Resource<T>, namespace: string | undefined, name: string): T | undefined;
+  /** Objects sorted by key (namespace/name), as etcd returns them; all namespaces when `namespace` is undefined. */
+  list<T extends KubeObject>(resource: Resource<T>, namespace?: string): T[];
+  /** The current counter. */
+  readonly resourceVersion: string;
+  /** Forgets all watch history up to now: a watch from an older resourceVersion gets 410. */
+  compact(): void;
+}
+
+/** Called synchronously for each change of a resource, in resourceVersion order. */
+export type ChangeListener = (event: StoreEvent) => void;
+
+class Bucket {
+  readonly objects = new Map<string, StoredObject>();
+  readonly listeners = new Set<ChangeListener>();
+  readonly history: EventHistory;
+  private sorted: string[] | undefined;
+
+  constructor(historyLimit: number, startRv: number) {
+    this.history = new EventHistory(historyLimit, startRv);
+  }
+
+  /** Keys in etcd order; recomputed only after the key set changes, so updates keep it. */
+  sortedKeys(): readonly string[] {
+    this.sorted ??= [...this.objects.keys()].sort(compareKeys);
+    return this.sorted;
+  }
+
+  keysChanged(): void {
+    this.sorted = undefined;
+  }
+}
+
+/** Byte order of keys, as etcd sorts them (keys here are ASCII in practice). */
+export function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The store key of an object: `namespace/name`, or `name` for cluster-scoped resources. */
+export function storeKey(resource: Resource<KubeObject>, namespace: string | undefined, name: string): string {
+  return resource.namespaced ? `${namespace ?? ''}/${name}` : name;
+}
+
+const NAME_SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+function timestamp(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** kind, apiVersion, metadata first (metadata filled in by the caller), then the rest, as the API server orders them. */
+function wireShape(resource: Resource<KubeObject>, object: KubeObject): Record<string, unknown> {
+  const { kind: _kind, apiVersion: _apiVersion, metadata: _metadata, ...body } = object;
+  return { kind: resource.kind, apiVersion: apiVersionOf(resource), metadata: undefined, ...body };
+}
+
+/** Whether spec differs; the same reference (the usual spread-based edit) skips serializing. */
+function specChanged(before: KubeObject, after: KubeObject): boolean {
+  const a = (before as { spec?: unknown }).spec;
+  const b = (after as { spec?: unknown }).spec;
+  if (a === b) return false;
+  if (a === undefined || b === undefined) return true;
+  return JSON.stringify(a) !== JSON.stringify(b);
+}
+
+/** The store behind a loopback server: the public {@link ClusterStore} plus what handlers need. */
+export class ClusterStoreImpl implements ClusterStore {
+  private readonly buckets = new Map<string, Bucket>();
+  private rv = 1;
+  private compactedRv = 1;
+
+  constructor(private readonly historyLimit: number = 10_000) {}
+
+  get resourceVersion(): string {
+    return String(this.rv);
+  }
+
+  /** The counter as a number, for the handlers' comparisons. */
+  get currentRv(): number {
+    return this.rv;
+  }
+
+  bucket(resource: Resource<KubeObject>): Bucket {
+    const id = resourceId(resource);
+    let bucket = this.buckets.get(id);
+    if (bucket === undefined) {
+      bucket = new Bucket(this.historyLimit, this.compactedRv);
+      this.buckets.set(id, bucket);
+    }
+    return bucket;
+  }
+
+  create<T extends KubeObject>(resource: Resource<T>, object: T): T {
+    return this.createEntry(resource, object).object as T;
+  }
+
+  /** {@link create}, returning the stored entry (whose cached bytes the HTTP answer reuses). */
+  createEntry(resource: Resource<KubeObject>, object: KubeObject): StoredObject {
+    const bucket = this.bucket(resource);
+    const meta: ObjectMeta = object.metadata ?? { name: '' };
+    const namespace = resource.namespaced ? meta.namespace || 'default' : undefined;
+    let name = meta.name;
+    if (!name) {
+      if (!meta.generateName) {
+        throw new ApiStatusError(invalid(resource.kind, resource.group, '', [requiredField('metadata.name', 'name or generateName is required')]));
+      }
+      do {
+        let suffix = '';
+        for (let i = 0; i < 5; i++) suffix += NAME_SUFFIX_ALPHABET[Math.floor(Math.random() * NAME_SUFFIX_ALPHABET.length)];
+        name = meta.generateName + suffix;
+      } while (bucket.objects.has(storeKey(resource, namespace, name)));
+    }
+    const key = storeKey(resource, namespace, name);
+    if (bucket.objects.has(key)) throw new ApiStatusError(alreadyExists(resource, name));
+    const rv = ++this.rv;
+    // The server owns deletionTimestamp; cluster-scoped objects carry no namespace.
+    const { deletionTimestamp: _deletion, namespace: _namespace, ...rest } = meta;
+    const stored = {
+      ...wireShape(resource, object),
+      metadata: {
+        ...rest,
+        name,
+        ...(namespace === undefined ? {} : { namespace }),
+        uid: randomUUID(),
+        resourceVersion: String(rv),
+        generation: 1,
+        creationTimestamp: timestamp(),
+      },
+    } as KubeObject;
+    const entry = storedObject(key, stored);
+    bucket.objects.set(key, entry);
+    bucket.keysChanged();
+    this.record(bucket, rv, 'ADDED', namespace, entry, undefined);
+    return entry;
+  }
+
+  update<T extends KubeObject>(resource: Resource<T>, object: T): T {
+    return this.updateEntry(resource, object).object as T;
+  }
+
+  /** {@link update}, returning the stored entry (whose cached bytes the HTTP answer reuses). */
+  updateEntry(resource: Resource<KubeObject>, object: KubeObject): StoredObject {
+    const bucket = this.bucket(resource);
+    const meta = object.metadata;
+    const namespace = resource.namespaced ? meta.namespace || 'default' : undefined;
+    const key = storeKey(resource, namespace, meta.name);
+    const existing = bucket.objects.get(key);
+    if (existing === undefined) throw new ApiStatusError(notFound(resource, meta.name));
+    const old = existing.object;
+    if (meta.resourceVersion !== undefined && meta.resourceVersion !== '' && meta.resourceVersion !== old.metadata.resourceVersion) {
+      throw new ApiStatusError(conflict(resource, meta.name));
+    }
+    const rv = ++this.rv;
+    const generation = (old.metadata.generation ?? 1) + (specChanged(old, object) ? 1 : 0);
+    const { deletionTimestamp: _deletion, namespace: _namespace, ...rest } = meta;
+    const stored = {
+      ...wireShape(resource, object),
+      metadata: {
+        ...rest,
+        ...(namespace === undefined ? {} : { namespace }),
+        uid: old.metadata.uid,
+        resourceVersion: String(rv),
+        generation,
+        creationTimestamp: old.metadata.creationTimestamp,
+        ...(old.metadata.deletionTimestamp === undefined ? {} : { deletionTimestamp: old.metadata.deletionTimestamp }),
+      },
+    } as KubeObject;
+    const entry = storedObject(key, stored);
+    if (stored.metadata.deletionTimestamp !== undefined && (stored.metadata.finalizers ?? []).length === 0) {
+      // The last finalizer is gone from an object being deleted: the update completes the deletion.
+      bucket.objects.delete(key);
+      bucket.keysChanged();
+      this.record(bucket, rv, 'DELETED', namespace, entry, existing);
+      return entry;
+    }
+    bucket.objects.set(key, entry);
+    this.record(bucket, rv, 'MODIFIED', namespace, entry, existing);
+    return entry;
+  }
+
+  delete<T extends KubeObject>(resource: Resource<T>, namespace: string | undefined, name: string): T {
+    const bucket = this.bucket(resource);
+    const ns = resource.namespaced ? namespace || 'default' : undefined;
+    const key = storeKey(resource, ns, name);
+    const existing = bucket.objects.get(key);
+    if (existing === undefined) throw new ApiStatusError(notFound(resource, name));
+    const old = existing.object;
+    if ((old.metadata.finalizers ?? []).length > 0) {
+      // Finalizers hold the object: mark it, as the API server does, and let an update finish it.
+      if (old.metadata.deletionTimestamp !== undefined) return old as T;
+      const rv = ++this.rv;
+      const marked = {
+        ...old,
+        metadata: { ...old.metadata, resourceVersion: String(rv), deletionTimestamp: timestamp(), deletionGracePeriodSeconds: 0 },
+      };
+      const entry = storedObject(key, marked);
+      bucket.objects.set(key, entry);
+      this.record(bucket, rv, 'MODIFIED', ns, entry, existing);
+      return marked as unknown as T;
+    }
+    const rv = ++this.rv;
+    const last = { ...old, metadata: { ...old.metadata, resourceVersion: String(rv) } };
+    bucket.objects.delete(key);
+    bucket.keysChanged();
+    this.record(bucket, rv, 'DELETED', ns, storedObject(key, last), existing);
+    return last as T;
+  }
+
+  get<T extends KubeObject>(resource: Resource<T>, namespace: string | undefined, name: string): T | undefined {
+    const ns = resource.namespaced ? namespace || 'default' : undefined;
+    return this.bucket(resource).objects.get(storeKey(resource, ns, name))?.object as T | undefined;
+  }
+
+  /** The stored entry of one object (its cached bytes answer a GET), or undefined when missing. */
+  entry(resource: Resource<KubeObject>, namespace: string | undefined, name: string): StoredObject | undefined {
+    const ns = resource.namespaced ? namespace || 'default' : undefined;
+    return this.bucket(resource).objects.get(storeKey(resource, ns, name));
+  }
+
+  list<T extends KubeObject>(resource: Resource<T>, namespace?: string): T[] {
+    const bucket = this.bucket(resource);
+    const out: T[] = [];
+    const prefix = resource.namespaced && namespace !== undefined && namespace !== '' ? `${namespace}/` : undefined;
+    for (const key of bucket.sortedKeys()) {
+      if (prefix !== undefined && !key.startsWith(prefix)) continue;
+      out.push(bucket.objects.get(key)!.object as T);
+    }
+    return out;
+  }
+
+  compact(): void {
+    this.compactedRv = this.rv;
+    for (const bucket of this.buckets.values()) bucket.history.compact(this.rv);
+  }
+
+  /** Registers a listener for a resource's changes; returns its removal. */
+  subscribe(resource: Resource<KubeObject>, listener: ChangeListener): () => void {
+    const bucket = this.bucket(resource);
+    bucket.listeners.add(listener);
+    return () => bucket.listeners.delete(listener);
+  }
+
+  /** Events of a resource after `rv`, or undefined when history no longer reaches back that far. */
+  eventsSince(resource: Resource<KubeObject>, rv: number): StoreEvent[] | undefined {
+    return this.bucket(resource).history.since(rv);
+  }
+
+  /** The rv after which a resource's history is complete. */
+  historyStartRv(resource: Resource<KubeObject>): number {
+    return this.bucket(resource).history.startRv;
+  }
+
+  /**
+   * The resource's objects as they were at `rv`, in key order, or undefined when history no longer
+   * reaches back that far. Past states are rebuilt by undoing the events after `rv`.
+   */
+  objectsAt(resource: Resource<KubeObject>, rv: number): StoredObject[] | undefined {
+    const bucket = this.bucket(resource);
+    const current = (): StoredObject[] => bucket.sortedKeys().map((key) => bucket.objects.get(key)!);
+    if (rv >= this.rv) return current();
+    const events = bucket.history.since(rv);
+    if (events === undefined) return undefined;
+    if (events.length === 0) return current();
+    const past = new Map<string, StoredObject | null>();
+    for (const event of events) if (!past.has(event.object.key)) past.set(event.object.key, event.prev ?? null);
+    const out: StoredObject[] = [];
+    for (const key of bucket.sortedKeys()) {
+      const before = past.get(key);
+      if (before === undefined) out.push(bucket.objects.get(key)!);
+      else if (before !== null) out.push(before);
+      past.delete(key);
+    }
+    let added = false;
+    for (const before of past.values()) {
+      if (before !== null) {
+        out.push(before);
+        added = true;
+      }
+    }
+    if (added) out.sort((a, b) => compareKeys(a.key, b.key));
+    return out;
+  }
+
+  private record(bucket: Bucket, rv: number, type: ChangeType, namespace: string | undefined, object: StoredObject, prev: StoredObject | undefined): void {
+    const event: StoreEvent = { rv, type, namespace, object, prev, stampedPrev: undefined };
+    bucket.history.push(event);
+    for (const listener of bucket.listeners) listener(event);
+  }
+}
+
+/** A fresh, empty store (the server makes its own; this is for tests of code that only needs a store). */
+export function createClusterStore(options: { historyLimit?: number } = {}): ClusterStore {
+  return new ClusterStoreImpl(options.historyLimit);
+}

@@ -1,0 +1,150 @@
+import type { KubeObject } from '../store/object';
+
+/**
+ * The loopback server's watch history: a bounded ring of change events per resource, looked up by
+ * resourceVersion in O(log n), like the API server's watch cache.
+ *
+ * Stored objects are immutable, so each version is serialized at most once; lists, GETs and every
+ * watcher's event lines share that text, and writers copy it straight into their socket chunks.
+ * (The text stays a string: one ArrayBuffer per object would make V8 collect garbage far more often.)
+ */
+
+/** An object as stored, with its wire JSON computed at most once per version. */
+export interface StoredObject {
+  readonly key: string;
+  readonly object: KubeObject;
+  /**
+   * The cached `JSON.stringify(object)`. Someone who can render it more cheaply may set it before
+   * first use (the benchmark server does); it must then equal what JSON.stringify would give.
+   */
+  json: string | undefined;
+}
+
+/** The wire JSON of a stored object, serialized once per version. */
+export function jsonOf(entry: StoredObject): string {
+  if (entry.json === undefined) entry.json = JSON.stringify(entry.object);
+  return entry.json;
+}
+
+/** Wraps an object for storage. */
+export function storedObject(key: string, object: KubeObject): StoredObject {
+  return { key, object, json: undefined };
+}
+
+/** Watch event types the store produces (BOOKMARK and ERROR are the watch handler's). */
+export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One change of one object, at one resourceVersion. */
+export interface StoreEvent {
+  readonly rv: number;
+  readonly type: ChangeType;
+  readonly namespace: string | undefined;
+  /** The new state; for DELETED the last state, carrying the deletion's resourceVersion. */
+  readonly object: StoredObject;
+  /** The state before the change (MODIFIED, DELETED); undefined for ADDED. */
+  readonly prev: StoredObject | undefined;
+  /** The previous state stamped with this event's resourceVersion, serialized on first need. */
+  stampedPrev: string | undefined;
+}
+
+/**
+ * One line of a watch stream as pieces written back to back: the object's cached JSON is shared,
+ * never concatenated into a per-event string.
+ */
+export type WireLine = readonly string[];
+
+const LINE_END = '}\n';
+const PREFIXES: Readonly<Record<ChangeType, string>> = {
+  ADDED: '{"type":"ADDED","object":',
+  MODIFIED: '{"type":"MODIFIED","object":',
+  DELETED: '{"type":"DELETED","object":',
+};
+
+/** `{"type":T,"object":<json>}\n` around an object's shared JSON. */
+export function objectLine(type: ChangeType, json: string): WireLine {
+  return [PREFIXES[type], json, LINE_END];
+}
+
+/** `{"type":T,"object":<json>}\n` for lines made once (ERROR, BOOKMARK). */
+export function watchLine(type: string, json: string): WireLine {
+  return [`{"type":"${type}","object":${json}}\n`];
+}
+
+/**
+ * The line a watcher receives for an event, by how its selection saw the object:
+ * `as` is the type to send; `DELETED_PREV` is the previous state stamped with the event's
+ * resourceVersion (an object that stopped matching a selector, as the watch cache sends it).
+ */
+export function eventLine(event: StoreEvent, as: ChangeType | 'DELETED_PREV'): WireLine {
+  if (as !== 'DELETED_PREV') return objectLine(as, jsonOf(event.object));
+  if (event.stampedPrev === undefined) {
+    const prev = event.prev!.object;
+    event.stampedPrev = JSON.stringify({ ...prev, metadata: { ...prev.metadata, resourceVersion: String(event.rv) } });
+  }
+  return objectLine('DELETED', event.stampedPrev);
+}
+
+/** A ring of the last `capacity` events of one resource. */
+export class EventHistory {
+  private readonly ring: (StoreEvent | undefined)[];
+  private head = 0;
+  private size = 0;
+  /** Every event with rv > startRv is still here; a watch from an older rv must get 410. */
+  private start: number;
+
+  constructor(
+    private readonly capacity: number,
+    startRv: number,
+  ) {
+    this.ring = new Array<StoreEvent | undefined>(Math.max(1, capacity));
+    this.start = startRv;
+  }
+
+  /** The rv after which history is complete (the `(Y)` of "too old resource version: X (Y)"). */
+  get startRv(): number {
+    return this.start;
+  }
+
+  push(event: StoreEvent): void {
+    if (this.capacity <= 0) {
+      this.start = event.rv;
+      return;
+    }
+    if (this.size === this.capacity) {
+      const evicted = this.ring[this.head]!;
+      this.start = evicted.rv;
+      this.ring[this.head] = event;
+      this.head = (this.head + 1) % this.capacity;
+      return;
+    }
+    this.ring[(this.head + this.size) % this.capacity] = event;
+    this.size++;
+  }
+
+  /** Forgets everything up to `rv`. */
+  compact(rv: number): void {
+    this.ring.fill(undefined);
+    this.head = 0;
+    this.size = 0;
+    this.start = Math.max(this.start, rv);
+  }
+
+  private at(i: number): StoreEvent {
+    return this.ring[(this.head + i) % this.capacity]!;
+  }
+
+  /** Events after `rv`, oldest first, or undefined when some of them are no longer kept. */
+  since(rv: number): StoreEvent[] | undefined {
+    if (rv < this.start) return undefined;
+    let low = 0;
+    let high = this.size;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.at(mid).rv <= rv) low = mid + 1;
+      else high = mid;
+    }
+    const out: StoreEvent[] = [];
+    for (let i = low; i < this.size; i++) out.push(this.at(i));
+    return out;
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * `rx-informer/testing`: a loopback Kubernetes API server speaking the real list/watch protocol,
+ * with an in-process store, scriptable faults, a request log and a churn generator, for testing
+ * informers and controllers without a cluster.
+ */
+export { startApiServer, type ApiServer, type ApiServerOptions } from './server';
+export { createClusterStore, type ClusterStore } from './clusterStore';
+export { ApiStatusError } from './status';
+export type { Fault, FaultControls, FaultMatch } from './faults';
+export { ANONYMOUS_USER, TOKEN_USER, type DenyRule, type Verb } from './auth';
+export type { RequestLog, RequestRecord } from './requestLog';
+export { builtinResources, widgets, type ServedResource, type Widget } from './builtinResources';
+export { INITIAL_EVENTS_END_ANNOTATION } from './watchHandler';
+export { GARBAGE_LINE } from './watchWriter';
+export { loadClientNode } from './kubeConfig';
+export { testCertificates, type TestCertificates } from './tls';
+export * from './churn';

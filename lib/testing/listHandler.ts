@@ -1,0 +1,216 @@
+import type { ServerResponse } from 'node:http';
+import { apiVersionOf, type Resource } from '../resource';
+import type { KubeObject } from '../store/object';
+import type { ClusterStoreImpl } from './clusterStore';
+import { decodeContinueToken, encodeContinueToken, InvalidContinueTokenError } from './continueToken';
+import { jsonOf, type StoredObject } from './history';
+import { parseResourceVersion, type ListQuery } from './listOptions';
+import { ChunkBuilder } from './respond';
+import {
+  ApiStatusError,
+  badRequest,
+  CONTINUE_EXPIRED_MESSAGE,
+  expired,
+  LIST_TOO_OLD_MESSAGE,
+  tooLargeResourceVersion,
+} from './status';
+
+/**
+ * Serves lists (PROTOCOL.md B.2–B.4): resourceVersion semantics, and `limit`/`continue` paging
+ * where every page is cut from one snapshot at the first page's resourceVersion.
+ */
+
+interface Snapshot {
+  readonly items: readonly StoredObject[];
+  readonly createdAt: number;
+}
+
+/** Most snapshots a server keeps for live continue tokens; older ones are rebuilt from history. */
+const MAX_SNAPSHOTS = 32;
+
+/**
+ * Paged-list snapshots, keyed by what was listed and at which resourceVersion. A token whose snapshot
+ * was dropped is served by rebuilding the state at its resourceVersion from history.
+ */
+export class ContinueTokens {
+  private readonly snapshots = new Map<string, Snapshot>();
+  private generation = 0;
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly now: () => number = () => Date.now(),
+  ) {}
+
+  /** Every token issued so far gets 410 from now on. */
+  expireAll(): void {
+    this.generation++;
+    this.snapshots.clear();
+  }
+
+  get currentGeneration(): number {
+    return this.generation;
+  }
+
+  get ttl(): number {
+    return this.ttlMs;
+  }
+
+  clock(): number {
+    return this.now();
+  }
+
+  lookup(id: string): Snapshot | undefined {
+    const found = this.snapshots.get(id);
+    if (found !== undefined && this.now() - found.createdAt > this.ttlMs) {
+      this.snapshots.delete(id);
+      return undefined;
+    }
+    return found;
+  }
+
+  keep(id: string, items: readonly StoredObject[]): void {
+    const now = this.now();
+    for (const [key, snapshot] of this.snapshots) if (now - snapshot.createdAt > this.ttlMs) this.snapshots.delete(key);
+    while (this.snapshots.size >= MAX_SNAPSHOTS) this.snapshots.delete(this.snapshots.keys().next().value!);
+    this.snapshots.set(id, { items, createdAt: now });
+  }
+}
+
+/** What a list request resolved to. */
+export interface ListScope {
+  readonly resource: Resource<KubeObject>;
+  readonly namespace: string | undefined;
+  readonly query: ListQuery;
+}
+
+function firstIndexAtOrAfter(items: readonly StoredObject[], start: string): number {
+  let low = 0;
+  let high = items.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (items[mid]!.key < start) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function select(store: ClusterStoreImpl, scope: ListScope, rv: number, tooOld: () => ApiStatusError): StoredObject[] {
+  const all = store.objectsAt(scope.resource, rv);
+  if (all === undefined) throw tooOld();
+  const prefix = scope.resource.namespaced && scope.namespace !== undefined ? `${scope.namespace}/` : undefined;
+  if (prefix === undefined && !scope.query.selective) return all;
+  return all.filter((entry) => (prefix === undefined || entry.key.startsWith(prefix)) && scope.query.matches(entry.object));
+}
+
+/** One page of a list, ready to write: the JSON around the items, and the items. */
+export interface ListPage {
+  /** `{"kind":...,"metadata":{...},"items":[` */
+  readonly head: string;
+  readonly items: readonly StoredObject[];
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * Resolves a list request to one page of a `<Kind>List`.
+ * @throws ApiStatusError 400 (continue with a resourceVersion, forged token), 410 (expired), 504 (too large rv)
+ */
+export function serveList(store: ClusterStoreImpl, tokens: ContinueTokens, scope: ListScope): ListPage {
+  const { query, resource } = scope;
+  const current = store.currentRv;
+  const snapshotId = (rv: number): string => `${resource.group}/${resource.plural}\u0000${scope.namespace ?? ''}\u0000${query.selectorKey}\u0000${rv}`;
+  let listRv: number;
+  let start = '';
+  let items: readonly StoredObject[];
+
+  if (query.continueToken !== undefined) {
+    if (query.resourceVersion !== undefined && query.resourceVersion !== '0') {
+      throw new ApiStatusError(badRequest('specifying resource version is not allowed when using continue'));
+    }
+    let token;
+    try {
+      token = decodeContinueToken(query.continueToken);
+    } catch (error) {
+      if (error instanceof InvalidContinueTokenError) throw new ApiStatusError(badRequest(error.message));
+      throw error;
+    }
+    if (token.generation < tokens.currentGeneration || tokens.clock() - token.issuedAt > tokens.ttl) {
+      throw new ApiStatusError(expired(CONTINUE_EXPIRED_MESSAGE));
+    }
+    listRv = Math.min(token.rv, current);
+    start = token.start;
+    const id = snapshotId(listRv);
+    const kept = tokens.lookup(id);
+    if (kept !== undefined) items = kept.items;
+    else {
+      items = select(store, scope, listRv, () => new ApiStatusError(expired(CONTINUE_EXPIRED_MESSAGE)));
+      tokens.keep(id, items);
+    }
+  } else {
+    listRv = current;
+    if (query.resourceVersion !== undefined && query.resourceVersion !== '0') {
+      const requested = parseResourceVersion(query.resourceVersion);
+      if (requested > current) throw new ApiStatusError(tooLargeResourceVersion(requested, current));
+      const exact = query.resourceVersionMatch === 'Exact' || (query.resourceVersionMatch === undefined && query.limit > 0);
+      if (exact) listRv = requested;
+    }
+    items = select(store, scope, listRv, () => new ApiStatusError(expired(LIST_TOO_OLD_MESSAGE)));
+    if (query.limit > 0 && items.length > query.limit) tokens.keep(snapshotId(listRv), items);
+  }
+
+  const from = start === '' ? 0 : firstIndexAtOrAfter(items, start);
+  const to = query.limit > 0 ? Math.min(items.length, from + query.limit) : items.length;
+  let metadata = `"resourceVersion":"${listRv}"`;
+  if (to < items.length) {
+    const next = encodeContinueToken({ rv: listRv, start: `${items[to - 1]!.key}\u0000`, issuedAt: tokens.clock(), generation: tokens.currentGeneration });
+    metadata += `,"continue":"${next}"`;
+    if (!query.selective) metadata += `,"remainingItemCount":${items.length - to}`;
+  }
+  return { head: `{"kind":"${resource.kind}List","apiVersion":"${apiVersionOf(resource)}","metadata":{${metadata}},"items":[`, items, from, to };
+}
+
+/** Bytes per write: big lists go out in pieces, never as one giant string or buffer. */
+const WRITE_BATCH_BYTES = 1 << 20;
+
+function drainOrClose(response: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
+}
+
+/** Writes chunks; false when the socket asks us to wait for `drain`. */
+function writeAll(response: ServerResponse, chunks: readonly Buffer[]): boolean {
+  let more = true;
+  for (const chunk of chunks) more = response.write(chunk);
+  return more;
+}
+
+/**
+ * Writes a page as a chunked 200 response: the head, then each item's cached JSON, encoded into
+ * ~1 MB chunks, waiting for `drain` when the client reads slower than we write. Nothing is
+ * serialized here but objects never serialized before (once, cached for every later reader).
+ */
+export async function writeListPage(response: ServerResponse, page: ListPage): Promise<void> {
+  response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+  const chunks = new ChunkBuilder(WRITE_BATCH_BYTES);
+  chunks.add(page.head);
+  for (let i = page.from; i < page.to; i++) {
+    if (i !== page.from) chunks.add(',');
+    chunks.add(jsonOf(page.items[i]!));
+    if (chunks.size >= WRITE_BATCH_BYTES && !writeAll(response, chunks.take())) {
+      if (response.destroyed) return;
+      await drainOrClose(response);
+      if (response.destroyed) return;
+    }
+  }
+  chunks.add(']}');
+  const last = chunks.take();
+  writeAll(response, last.slice(0, -1));
+  response.end(last[last.length - 1]);
+}
