@@ -1,0 +1,270 @@
+/**
+ * The immutable, structurally shared Snapshot the indexer emits. Objects live in a HAMT keyed by
+ * cache key; each index is a HAMT from index value to a HAMT-set of keys (a posting), and empty
+ * postings are removed. One change rewrites one path of the object trie plus, only when the
+ * object's index values changed, one path per touched posting: O(log n), whatever the size.
+ */
+import type { Change } from './change';
+import { HamtMap, TransientHamtMap } from './hamt';
+import { namespaceIndex, type IndexFunc } from './indexers';
+import type { KubeObject } from './object';
+import { parseLabelSelector } from './selector';
+import type { ListQuery, Snapshot } from './snapshot';
+
+/** Asked for an index the indexer was not configured with. */
+export class IndexNotFoundError extends Error {
+  readonly indexName: string;
+
+  constructor(indexName: string, known: readonly string[]) {
+    super(`index ${JSON.stringify(indexName)} does not exist (configured: ${known.map((n) => JSON.stringify(n)).join(', ') || 'none'})`);
+    this.name = 'IndexNotFoundError';
+    this.indexName = indexName;
+  }
+}
+
+type KeySet = HamtMap<true>;
+type Postings = HamtMap<KeySet>;
+
+/** The configured indexes, fixed for the life of one indexer subscription. */
+class IndexSchema<T extends KubeObject> {
+  readonly names: readonly string[];
+  readonly functions: readonly IndexFunc<T>[];
+  /** Which index `list({ namespace })` may use: the position of the built-in namespace index. */
+  readonly namespacePosition: number;
+  private readonly positions: ReadonlyMap<string, number>;
+
+  constructor(indexers: Readonly<Record<string, IndexFunc<T>>>) {
+    this.names = Object.keys(indexers);
+    this.functions = this.names.map((name) => indexers[name]!);
+    this.positions = new Map(this.names.map((name, position) => [name, position]));
+    this.namespacePosition = this.functions.findIndex((fn) => (fn as IndexFunc) === namespaceIndex);
+  }
+
+  position(name: string): number {
+    const position = this.positions.get(name);
+    if (position === undefined) throw new IndexNotFoundError(name, this.names);
+    return position;
+  }
+
+  /** The object's index values with non-strings dropped; duplicates are harmless downstream. */
+  valuesOf(position: number, object: T | undefined): readonly string[] {
+    if (object === undefined) return NO_VALUES;
+    const values = this.functions[position]!(object);
+    for (const value of values) if (typeof value !== 'string') return values.filter((v) => typeof v === 'string');
+    return values;
+  }
+}
+
+const NO_VALUES: readonly string[] = Object.freeze([]);
+const NO_CHANGES: readonly never[] = Object.freeze([]);
+const EMPTY_KEYS: KeySet = HamtMap.empty();
+
+function sameValues(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function withPosting(postings: Postings, value: string, key: string): Postings {
+  return postings.set(value, (postings.get(value) ?? EMPTY_KEYS).set(key, true));
+}
+
+function withoutPosting(postings: Postings, value: string, key: string): Postings {
+  const keys = postings.get(value);
+  if (keys === undefined) return postings;
+  const remaining = keys.delete(key);
+  return remaining.size === 0 ? postings.delete(value) : postings.set(value, remaining);
+}
+
+/** One immutable state of the cache. Build the first with {@link IndexedSnapshot.empty}. */
+export class IndexedSnapshot<T extends KubeObject = KubeObject> implements Snapshot<T> {
+  private constructor(
+    private readonly schema: IndexSchema<T>,
+    private readonly objects: HamtMap<T>,
+    private readonly postings: readonly Postings[],
+    readonly resourceVersion: string,
+    readonly synced: boolean,
+    readonly changes: readonly Change<T>[],
+  ) {}
+
+  /** An empty, unsynced snapshot with these indexes. */
+  static empty<T extends KubeObject>(indexers: Readonly<Record<string, IndexFunc<T>>>): IndexedSnapshot<T> {
+    const schema = new IndexSchema(indexers);
+    return new IndexedSnapshot(schema, HamtMap.empty(), schema.names.map(() => HamtMap.empty()), '', false, NO_CHANGES);
+  }
+
+  get size(): number {
+    return this.objects.size;
+  }
+
+  get(key: string): T | undefined {
+    return this.objects.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.objects.has(key);
+  }
+
+  keys(): IterableIterator<string> {
+    return this.objects.keys();
+  }
+
+  values(): IterableIterator<T> {
+    return this.objects.values();
+  }
+
+  /** Visits every object without allocating an iterator; order is the trie's, not insertion. */
+  forEach(visit: (object: T, key: string) => void): void {
+    this.objects.forEach(visit);
+  }
+
+  /**
+   * All objects, or those in `query.namespace` ('' means all namespaces, as in Kubernetes)
+   * matching `query.labelSelector`. A namespace query reads the namespace index when the
+   * built-in one is configured (O(objects in the namespace)); otherwise it filters.
+   *
+   * @throws SelectorSyntaxError when the label selector does not parse.
+   */
+  list(query?: ListQuery): T[] {
+    const selector = query?.labelSelector ? parseLabelSelector(query.labelSelector) : undefined;
+    const accept = selector && selector.requirements.length > 0 ? (o: T) => selector.matches(o.metadata.labels) : undefined;
+    const namespace = query?.namespace;
+    const result: T[] = [];
+    if (namespace) {
+      if (this.schema.namespacePosition >= 0) {
+        this.postings[this.schema.namespacePosition]!.get(namespace)?.forEach((_, key) => {
+          const object = this.objects.get(key)!;
+          if (accept === undefined || accept(object)) result.push(object);
+        });
+      } else {
+        this.objects.forEach((object) => {
+          if ((object.metadata.namespace ?? '') === namespace && (accept === undefined || accept(object))) result.push(object);
+        });
+      }
+      return result;
+    }
+    this.objects.forEach((object) => {
+      if (accept === undefined || accept(object)) result.push(object);
+    });
+    return result;
+  }
+
+  /** @throws IndexNotFoundError for an index the indexer was not given. */
+  byIndex(indexName: string, value: string): T[] {
+    const result: T[] = [];
+    this.postings[this.schema.position(indexName)]!.get(value)?.forEach((_, key) => result.push(this.objects.get(key)!));
+    return result;
+  }
+
+  /** @throws IndexNotFoundError for an index the indexer was not given. */
+  indexKeys(indexName: string, value: string): string[] {
+    const keys = this.postings[this.schema.position(indexName)]!.get(value);
+    return keys === undefined ? [] : [...keys.keys()];
+  }
+
+  /** @throws IndexNotFoundError for an index the indexer was not given. */
+  indexValues(indexName: string): string[] {
+    return [...this.postings[this.schema.position(indexName)]!.keys()];
+  }
+
+  /** This state with `key` holding `object` (`previous` is what it held, for the indexes). */
+  put(key: string, previous: T | undefined, object: T, changes: readonly Change<T>[], resourceVersion: string): IndexedSnapshot<T> {
+    return new IndexedSnapshot(this.schema, this.objects.set(key, object), this.reindex(key, previous, object), resourceVersion, this.synced, changes);
+  }
+
+  /** This state without `key` (`previous` is what it held, for the indexes). */
+  remove(key: string, previous: T, changes: readonly Change<T>[], resourceVersion: string): IndexedSnapshot<T> {
+    return new IndexedSnapshot(this.schema, this.objects.delete(key), this.reindex(key, previous, undefined), resourceVersion, this.synced, changes);
+  }
+
+  /** The same objects at another resourceVersion, with no changes (a bookmark). */
+  at(resourceVersion: string): IndexedSnapshot<T> {
+    return new IndexedSnapshot(this.schema, this.objects, this.postings, resourceVersion, this.synced, NO_CHANGES);
+  }
+
+  /** An empty builder with the same indexes, to fill from a relist. */
+  builder(): SnapshotBuilder<T> {
+    return new Builder(this.schema, (objects, postings, resourceVersion, changes) => new IndexedSnapshot(this.schema, objects, postings, resourceVersion, true, changes));
+  }
+
+  private reindex(key: string, previous: T | undefined, next: T | undefined): readonly Postings[] {
+    let updated: Postings[] | undefined;
+    for (let position = 0; position < this.postings.length; position++) {
+      const before = this.schema.valuesOf(position, previous);
+      const after = this.schema.valuesOf(position, next);
+      if (sameValues(before, after)) continue;
+      let postings = this.postings[position]!;
+      for (const value of before) if (!after.includes(value)) postings = withoutPosting(postings, value, key);
+      for (const value of after) if (!before.includes(value)) postings = withPosting(postings, value, key);
+      updated ??= this.postings.slice();
+      updated[position] = postings;
+    }
+    return updated ?? this.postings;
+  }
+}
+
+type Seal<T extends KubeObject> = (objects: HamtMap<T>, postings: readonly Postings[], resourceVersion: string, changes: readonly Change<T>[]) => IndexedSnapshot<T>;
+
+/**
+ * Fills a new store in place from a relist, page by page, without copying trie paths per object;
+ * `finish` seals it into a synced snapshot. Nothing it builds is visible before then.
+ */
+export interface SnapshotBuilder<T extends KubeObject = KubeObject> {
+  readonly size: number;
+  get(key: string): T | undefined;
+  has(key: string): boolean;
+  /** Stores `object` under `key`, replacing (and unindexing) anything put there before. */
+  put(key: string, object: T): void;
+  finish(resourceVersion: string, changes: readonly Change<T>[]): IndexedSnapshot<T>;
+}
+
+class Builder<T extends KubeObject> implements SnapshotBuilder<T> {
+  private readonly objects: TransientHamtMap<T> = HamtMap.empty<T>().asTransient();
+  /** Per index: value → keys. Local to the build, so a plain Map is the right tool here. */
+  private readonly postings: Map<string, TransientHamtMap<true>>[];
+
+  constructor(
+    private readonly schema: IndexSchema<T>,
+    private readonly seal: Seal<T>,
+  ) {
+    this.postings = schema.names.map(() => new Map());
+  }
+
+  get size(): number {
+    return this.objects.size;
+  }
+
+  get(key: string): T | undefined {
+    return this.objects.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.objects.has(key);
+  }
+
+  put(key: string, object: T): void {
+    const previous = this.objects.get(key);
+    this.objects.set(key, object);
+    for (let position = 0; position < this.postings.length; position++) {
+      const byValue = this.postings[position]!;
+      for (const value of this.schema.valuesOf(position, previous)) {
+        const keys = byValue.get(value);
+        if (keys !== undefined && keys.delete(key) && keys.size === 0) byValue.delete(value);
+      }
+      for (const value of this.schema.valuesOf(position, object)) {
+        let keys = byValue.get(value);
+        if (keys === undefined) byValue.set(value, (keys = HamtMap.empty<true>().asTransient()));
+        keys.set(key, true);
+      }
+    }
+  }
+
+  finish(resourceVersion: string, changes: readonly Change<T>[]): IndexedSnapshot<T> {
+    const postings = this.postings.map((byValue) => {
+      const sealed = HamtMap.empty<KeySet>().asTransient();
+      for (const [value, keys] of byValue) sealed.set(value, keys.persistent());
+      return sealed.persistent();
+    });
+    return this.seal(this.objects.persistent(), postings, resourceVersion, changes);
+  }
+}

@@ -1,0 +1,199 @@
+import fc from 'fast-check';
+import { HamtMap, hashString } from '../../lib/store/hamt';
+
+/** Distinct keys whose 32-bit hashes are equal, found by brute force (birthday bound ~77k). */
+function findCollidingKeys(): [string, string] {
+  const seen = new Map<number, string>();
+  for (let i = 0; ; i++) {
+    const key = `k${i}`;
+    const hash = hashString(key);
+    const other = seen.get(hash);
+    if (other !== undefined) return [other, key];
+    seen.set(hash, key);
+  }
+}
+
+const [collideA, collideB] = findCollidingKeys();
+
+function toRecord<V>(map: HamtMap<V>): Map<string, V> {
+  return new Map([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function sortedMap<V>(map: Map<string, V>): Map<string, V> {
+  return new Map([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+type Op = { kind: 'set'; key: string; value: number } | { kind: 'delete'; key: string };
+
+// Small key alphabet so that sets, overwrites and deletes of present keys all happen often;
+// the colliding pair is mixed in so collision nodes are exercised.
+const keyArb = fc.oneof(fc.constantFrom(collideA, collideB, '__proto__', 'constructor', ''), fc.string({ maxLength: 3 }), fc.nat(300).map((n) => `ns/${n}`));
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constant('set' as const), key: keyArb, value: fc.nat(5) }),
+  fc.record({ kind: fc.constant('delete' as const), key: keyArb }),
+);
+
+describe('HamtMap', () => {
+  it('found a genuine hash collision to test with', () => {
+    expect(collideA).not.toBe(collideB);
+    expect(hashString(collideA)).toBe(hashString(collideB));
+  });
+
+  it('behaves like a Map for any sequence of sets and deletes', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 400 }), (ops) => {
+        let map = HamtMap.empty<number>();
+        const model = new Map<string, number>();
+        for (const op of ops) {
+          if (op.kind === 'set') {
+            map = map.set(op.key, op.value);
+            model.set(op.key, op.value);
+          } else {
+            map = map.delete(op.key);
+            model.delete(op.key);
+          }
+          expect(map.size).toBe(model.size);
+        }
+        expect(toRecord(map)).toEqual(sortedMap(model));
+        for (const [key, value] of model) {
+          expect(map.get(key)).toBe(value);
+          expect(map.has(key)).toBe(true);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('never changes an older version when a newer one is written', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 200 }), (ops) => {
+        const versions: { map: HamtMap<number>; model: Map<string, number> }[] = [];
+        let map = HamtMap.empty<number>();
+        let model = new Map<string, number>();
+        for (const op of ops) {
+          map = op.kind === 'set' ? map.set(op.key, op.value) : map.delete(op.key);
+          model = new Map(model);
+          if (op.kind === 'set') model.set(op.key, op.value);
+          else model.delete(op.key);
+          versions.push({ map, model });
+        }
+        for (const version of versions) expect(toRecord(version.map)).toEqual(sortedMap(version.model));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('returns itself when a write changes nothing', () => {
+    const map = HamtMap.empty<number>().set('a', 1).set(collideA, 2).set(collideB, 3);
+    expect(map.set('a', 1)).toBe(map);
+    expect(map.set(collideB, 3)).toBe(map);
+    expect(map.delete('missing')).toBe(map);
+    expect(HamtMap.empty<number>().delete('x')).toBe(HamtMap.empty());
+  });
+
+  it('keeps colliding keys apart and removes them one by one', () => {
+    let map = HamtMap.empty<string>().set(collideA, 'a').set(collideB, 'b').set('other', 'o');
+    expect(map.get(collideA)).toBe('a');
+    expect(map.get(collideB)).toBe('b');
+    map = map.delete(collideA);
+    expect(map.get(collideA)).toBeUndefined();
+    expect(map.get(collideB)).toBe('b');
+    expect(map.size).toBe(2);
+    map = map.delete(collideB).delete('other');
+    expect(map.size).toBe(0);
+  });
+
+  it('keeps colliding keys when their neighbours are removed', () => {
+    for (const neighbour of ['other', 'x', 'y', 'z', 'k1', 'k2']) {
+      const map = HamtMap.empty<string>().set(collideA, 'a').set(neighbour, 'n').set(collideB, 'b').delete(neighbour);
+      expect(map.size).toBe(2);
+      expect([map.get(collideA), map.get(collideB)]).toEqual(['a', 'b']);
+      const transient = HamtMap.empty<string>().set(collideA, 'a').set(collideB, 'b').set(neighbour, 'n').asTransient();
+      transient.delete(neighbour);
+      expect([...transient.persistent().values()].sort()).toEqual(['a', 'b']);
+    }
+  });
+
+  it('treats __proto__ and constructor as ordinary keys', () => {
+    const map = HamtMap.empty<string>().set('__proto__', 'p');
+    expect(map.get('__proto__')).toBe('p');
+    expect(map.has('constructor')).toBe(false);
+    expect(map.get('toString')).toBeUndefined();
+  });
+
+  it('visits every entry once with forEach, keys, values and entries', () => {
+    let map = HamtMap.empty<number>();
+    for (let i = 0; i < 5000; i++) map = map.set(`key-${i}`, i);
+    const visited: number[] = [];
+    map.forEach((value) => visited.push(value));
+    expect(visited.sort((a, b) => a - b)).toEqual([...Array(5000).keys()]);
+    expect(new Set(map.keys()).size).toBe(5000);
+    expect([...map.values()].reduce((a, b) => a + b, 0)).toBe((4999 * 5000) / 2);
+    expect([...map].length).toBe(5000);
+  });
+
+  describe('transient', () => {
+    it('builds the same map as persistent writes, without touching its source', () => {
+      let source = HamtMap.empty<number>();
+      for (let i = 0; i < 1000; i++) source = source.set(`s${i}`, i);
+      const transient = source.asTransient();
+      for (let i = 0; i < 3000; i++) transient.set(`t${i}`, i);
+      for (let i = 0; i < 1000; i += 2) expect(transient.delete(`s${i}`)).toBe(true);
+      expect(transient.delete('absent')).toBe(false);
+      const built = transient.persistent();
+      expect(source.size).toBe(1000);
+      expect(source.get('s0')).toBe(0);
+      expect(built.size).toBe(3500);
+      expect(built.get('s0')).toBeUndefined();
+      expect(built.get('s1')).toBe(1);
+      expect(built.get('t2999')).toBe(2999);
+    });
+
+    it('behaves like a Map for any sequence of writes', () => {
+      fc.assert(
+        fc.property(fc.array(opArb, { maxLength: 300 }), fc.array(opArb, { maxLength: 100 }), (before, ops) => {
+          let start = HamtMap.empty<number>();
+          const model = new Map<string, number>();
+          for (const op of before) {
+            if (op.kind === 'set') (start = start.set(op.key, op.value)), model.set(op.key, op.value);
+            else (start = start.delete(op.key)), model.delete(op.key);
+          }
+          const snapshot = toRecord(start);
+          const transient = start.asTransient();
+          for (const op of ops) {
+            if (op.kind === 'set') transient.set(op.key, op.value), model.set(op.key, op.value);
+            else transient.delete(op.key), model.delete(op.key);
+            expect(transient.size).toBe(model.size);
+          }
+          const built = transient.persistent();
+          expect(toRecord(built)).toEqual(sortedMap(model));
+          expect(toRecord(start)).toEqual(snapshot);
+        }),
+        { numRuns: 200 },
+      );
+    });
+
+    it('refuses writes after persistent(), so the sealed map cannot change', () => {
+      const transient = HamtMap.empty<number>().asTransient();
+      transient.set('a', 1);
+      const sealed = transient.persistent();
+      expect(() => transient.set('b', 2)).toThrow(/after persistent/);
+      expect(() => transient.delete('a')).toThrow(/after persistent/);
+      expect(sealed.size).toBe(1);
+      expect(sealed.has('b')).toBe(false);
+    });
+
+    it('never edits nodes of the map it was sealed into', () => {
+      const first = HamtMap.empty<number>().asTransient();
+      for (let i = 0; i < 2000; i++) first.set(`k${i}`, i);
+      const sealed = first.persistent();
+      const second = sealed.asTransient();
+      for (let i = 0; i < 2000; i++) second.set(`k${i}`, -i);
+      second.persistent();
+      expect(sealed.get('k1999')).toBe(1999);
+      let sum = 0;
+      sealed.forEach((v) => (sum += v));
+      expect(sum).toBe((1999 * 2000) / 2);
+    });
+  });
+});

@@ -1,0 +1,65 @@
+import { IndexedSnapshot, IndexNotFoundError } from '../../lib/store/indexedSnapshot';
+import { labelIndex, namespaceIndex, NAMESPACE_INDEX } from '../../lib/store/indexers';
+import type { KubeObject } from '../../lib/store/object';
+
+const pod = (name: string, namespace: string, app?: string): KubeObject => ({ metadata: { name, namespace, ...(app ? { labels: { app } } : {}) } });
+const indexers = { [NAMESPACE_INDEX]: namespaceIndex, app: labelIndex('app') };
+
+describe('IndexedSnapshot', () => {
+  it('starts empty, unsynced, at resourceVersion ""', () => {
+    const empty = IndexedSnapshot.empty(indexers);
+    expect([empty.size, empty.synced, empty.resourceVersion, empty.changes]).toEqual([0, false, '', []]);
+    expect(empty.list()).toEqual([]);
+    expect(empty.indexValues('app')).toEqual([]);
+  });
+
+  it('derives new snapshots without changing the one it started from', () => {
+    const empty = IndexedSnapshot.empty(indexers);
+    const one = empty.put('ns/a', undefined, pod('a', 'ns', 'web'), [], '1');
+    const moved = one.put('ns/a', one.get('ns/a'), pod('a', 'ns', 'db'), [], '2');
+    const gone = moved.remove('ns/a', moved.get('ns/a')!, [], '3');
+    expect(empty.size).toBe(0);
+    expect(one.indexKeys('app', 'web')).toEqual(['ns/a']);
+    expect(moved.indexKeys('app', 'web')).toEqual([]);
+    expect(moved.indexValues('app')).toEqual(['db']);
+    expect(one.indexValues('app')).toEqual(['web']);
+    expect(gone.size).toBe(0);
+    expect(gone.indexValues('app')).toEqual([]);
+    expect([one.resourceVersion, moved.resourceVersion, gone.resourceVersion]).toEqual(['1', '2', '3']);
+  });
+
+  it('moves to another resourceVersion with the same objects and no changes', () => {
+    const one = IndexedSnapshot.empty(indexers).put('ns/a', undefined, pod('a', 'ns'), [], '1');
+    const later = one.at('9');
+    expect(later.resourceVersion).toBe('9');
+    expect(later.get('ns/a')).toBe(one.get('ns/a'));
+    expect(later.changes).toEqual([]);
+  });
+
+  it('builds a synced snapshot from a builder, invisible until finished', () => {
+    const base = IndexedSnapshot.empty(indexers).put('ns/old', undefined, pod('old', 'ns'), [], '1');
+    const builder = base.builder();
+    builder.put('ns/a', pod('a', 'ns', 'web'));
+    builder.put('ns/a', pod('a', 'ns', 'db'));
+    builder.put('other/b', pod('b', 'other', 'db'));
+    expect(base.has('ns/a')).toBe(false);
+    const built = builder.finish('5', []);
+    expect([built.size, built.synced, built.resourceVersion]).toEqual([2, true, '5']);
+    expect(built.has('ns/old')).toBe(false);
+    expect(built.indexValues('app')).toEqual(['db']);
+    expect(built.indexKeys('app', 'db').sort()).toEqual(['ns/a', 'other/b']);
+    expect(built.indexValues(NAMESPACE_INDEX).sort()).toEqual(['ns', 'other']);
+  });
+
+  it('rejects unknown index names with IndexNotFoundError naming the configured ones', () => {
+    const empty = IndexedSnapshot.empty(indexers);
+    expect(() => empty.indexKeys('nope', 'x')).toThrow(IndexNotFoundError);
+    expect(() => empty.byIndex('nope', 'x')).toThrow(/"namespace", "app"/);
+  });
+
+  it('ignores non-string values an index function returns', () => {
+    const sloppy = IndexedSnapshot.empty({ sloppy: () => ['ok', 7 as unknown as string, undefined as unknown as string] });
+    const one = sloppy.put('a', undefined, pod('a', ''), [], '1');
+    expect(one.indexValues('sloppy')).toEqual(['ok']);
+  });
+});

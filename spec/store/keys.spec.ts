@@ -1,0 +1,49 @@
+import { ProtocolError } from '../../lib/sources/errors';
+import { objectKey, splitKey } from '../../lib/store/keys';
+import type { KubeObject } from '../../lib/store/object';
+
+describe('objectKey', () => {
+  it('is namespace/name for a namespaced object', () => {
+    expect(objectKey({ metadata: { name: 'web', namespace: 'default' } })).toBe('default/web');
+  });
+
+  it('is the name alone for a cluster-scoped object (no or empty namespace)', () => {
+    expect(objectKey({ metadata: { name: 'node-1' } })).toBe('node-1');
+    expect(objectKey({ metadata: { name: 'node-1', namespace: '' } })).toBe('node-1');
+  });
+
+  it.each([[{}], [{ metadata: {} }], [{ metadata: { name: '' } }], [{ metadata: { name: 7 } }], [null]])(
+    'throws a ProtocolError (missing-metadata) for %j',
+    (object) => {
+      let caught: unknown;
+      try {
+        objectKey(object as unknown as KubeObject);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(ProtocolError);
+      expect((caught as ProtocolError).problem).toBe('missing-metadata');
+    },
+  );
+});
+
+describe('splitKey', () => {
+  it('splits namespace/name', () => {
+    expect(splitKey('default/web')).toEqual({ namespace: 'default', name: 'web' });
+  });
+
+  it("gives '' as the namespace of a cluster-scoped key", () => {
+    expect(splitKey('node-1')).toEqual({ namespace: '', name: 'node-1' });
+  });
+
+  it('inverts objectKey', () => {
+    for (const metadata of [{ name: 'a', namespace: 'ns' }, { name: 'b' }]) {
+      const { namespace, name } = splitKey(objectKey({ metadata }));
+      expect({ namespace, name }).toEqual({ namespace: metadata.namespace ?? '', name: metadata.name });
+    }
+  });
+
+  it.each(['', 'a/b/c', '/b', 'a/'])('rejects the malformed key %j with a TypeError', (key) => {
+    expect(() => splitKey(key)).toThrow(TypeError);
+  });
+});
