@@ -1,0 +1,49 @@
+import { kubeListerWatcher } from '../../lib/sources/kubeListerWatcher';
+import { defineResource } from '../../lib/resource';
+import { collect, kubeConfigFor, sendJson, startServer, type TestServer } from './support';
+
+const pods = defineResource({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true });
+
+describe('kubeListerWatcher', () => {
+  let server: TestServer;
+  beforeEach(async () => {
+    server = await startServer((_req, res, seen) => {
+      if (seen.query.get('watch') === '1') res.writeHead(200, { 'Content-Type': 'application/json' }).end();
+      else sendJson(res, 200, { kind: 'PodList', metadata: { resourceVersion: '7' }, items: [] });
+    });
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('lists and watches within its scope, adding the per-request options', async () => {
+    const lw = kubeListerWatcher(kubeConfigFor({ server: server.url }), pods, { namespace: 'a', labelSelector: 'app=web', fieldSelector: 'spec.nodeName=n1' });
+    const listed = await collect(lw.list({ resourceVersion: '0', limit: 10 }));
+    const watched = await collect(lw.watch({ resourceVersion: '7', allowWatchBookmarks: true, timeoutSeconds: 300 }));
+    expect(listed.values[0]?.resourceVersion).toBe('7');
+    expect(watched.completed).toBe(true);
+    expect(server.requests.map((r) => [r.path, Object.fromEntries(r.query)])).toEqual([
+      ['/api/v1/namespaces/a/pods', { limit: '10', resourceVersion: '0', labelSelector: 'app=web', fieldSelector: 'spec.nodeName=n1' }],
+      [
+        '/api/v1/namespaces/a/pods',
+        { watch: '1', resourceVersion: '7', allowWatchBookmarks: 'true', timeoutSeconds: '300', labelSelector: 'app=web', fieldSelector: 'spec.nodeName=n1' },
+      ],
+    ]);
+  });
+
+  it('lets a selector given per request replace the scope one, and keeps the scope one when the request leaves it unset', async () => {
+    const lw = kubeListerWatcher(kubeConfigFor({ server: server.url }), pods, { labelSelector: 'app=web' });
+    await collect(lw.list({ labelSelector: 'app=db' }));
+    await collect(lw.list({ labelSelector: undefined }));
+    expect(server.requests.map((r) => r.query.get('labelSelector'))).toEqual(['app=db', 'app=web']);
+    expect(server.requests.map((r) => r.path)).toEqual(['/api/v1/pods', '/api/v1/pods']);
+  });
+
+  it('is cold: nothing is requested until a subscription', async () => {
+    const lw = kubeListerWatcher(kubeConfigFor({ server: server.url }), pods);
+    lw.list({});
+    lw.watch({});
+    await collect(lw.list({}));
+    expect(server.requests).toHaveLength(1);
+  });
+});
