@@ -1,0 +1,139 @@
+import { ReplaySubject, filter, firstValueFrom, take, toArray } from 'rxjs';
+import type { Observable, Subscription } from 'rxjs';
+import type { Delta } from '../../lib/delta';
+import type { Health } from '../../lib/health';
+import { reflect } from '../../lib/operators/reflect';
+import type { ReflectConfig } from '../../lib/operators/reflect';
+import { defineResource } from '../../lib/resource';
+import { StatusError } from '../../lib/sources/errors';
+import { kubeListerWatcher } from '../../lib/sources/kubeListerWatcher';
+import type { KubeObject } from '../../lib/store/object';
+import { startApiServer } from '../../lib/testing';
+import type { ApiServer, ApiServerOptions } from '../../lib/testing';
+
+const pods = defineResource({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true });
+const pod = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name } });
+const fastBackoff: ReflectConfig['backoff'] = { initialMs: 10, maxMs: 50 };
+
+/** A running reflector whose deltas and health reports are replayed to every waiter. */
+interface Running {
+  readonly deltas: Observable<Delta>;
+  readonly health: Observable<Health>;
+  readonly subscription: Subscription;
+}
+
+describe('reflect against the loopback API server', () => {
+  let server: ApiServer;
+  let running: Running | undefined;
+  const start = async (options: ApiServerOptions = {}): Promise<ApiServer> => {
+    server = await startApiServer(options);
+    return server;
+  };
+  const run = (config: ReflectConfig = {}): Running => {
+    const deltas = new ReplaySubject<Delta>();
+    const health = new ReplaySubject<Health>();
+    const subscription = reflect(kubeListerWatcher(server.kubeConfig, pods, { namespace: 'default' }), {
+      backoff: fastBackoff,
+      ...config,
+      onHealth: (h) => health.next(h),
+    }).subscribe(deltas);
+    running = { deltas, health, subscription };
+    return running;
+  };
+  const nth = <T>(source: Observable<T>, predicate: (value: T) => boolean, count = 1): Promise<T[]> =>
+    firstValueFrom(source.pipe(filter(predicate), take(count), toArray()));
+  const watchQueries = () => server.requests.entries.filter((entry) => entry.verb === 'watch').map((entry) => entry.query);
+  const listQueries = () => server.requests.entries.filter((entry) => entry.verb === 'list').map((entry) => entry.query);
+
+  afterEach(async () => {
+    running?.subscription.unsubscribe();
+    running = undefined;
+    await server?.close();
+  });
+
+  it('lists at "0" with limit 500, then watches from the list version and delivers changes as deltas', async () => {
+    await start();
+    server.store.create(pods, pod('a'));
+    server.store.create(pods, pod('b'));
+    const { deltas } = run();
+    const [replace] = await nth(deltas, (d) => d.type === 'Replace');
+    expect(replace).toMatchObject({ first: true, last: true, resourceVersion: server.store.resourceVersion });
+    expect(replace?.type === 'Replace' && replace.items.map((p) => p.metadata.name).sort()).toEqual(['a', 'b']);
+    const listRv = server.store.resourceVersion;
+    await waitFor(() => watchQueries().length === 1);
+    server.store.create(pods, pod('c'));
+    server.store.update(pods, { ...pod('c'), metadata: { ...pod('c').metadata, labels: { x: 'y' } } });
+    server.store.delete(pods, 'default', 'c');
+    const changes = await nth(deltas, (d) => d.type !== 'Replace' && d.type !== 'Bookmark', 3);
+    expect(changes.map((d) => d.type)).toEqual(['Added', 'Updated', 'Deleted']);
+    expect(listQueries()[0]).toMatchObject({ resourceVersion: '0', limit: '500' });
+    const watch = watchQueries()[0];
+    expect(watch).toMatchObject({ resourceVersion: listRv, allowWatchBookmarks: 'true' });
+    expect(Number(watch?.['timeoutSeconds'])).toBeGreaterThanOrEqual(300);
+    expect(Number(watch?.['timeoutSeconds'])).toBeLessThan(600);
+  });
+
+  it('pages a large list into Replace pages', async () => {
+    await start();
+    for (let i = 0; i < 5; i++) server.store.create(pods, pod(`p${i}`));
+    const pages = await nth(run({ pageSize: 2 }).deltas, (d) => d.type === 'Replace', 3);
+    expect(pages.map((d) => d.type === 'Replace' && [d.items.length, d.first, d.last])).toEqual([
+      [2, true, false],
+      [2, false, false],
+      [1, false, true],
+    ]);
+  });
+
+  it('re-watches from the last version after a clean close, and relists at that version after a 410', async () => {
+    await start();
+    server.store.create(pods, pod('a'));
+    server.faults.inject({ kind: 'closeAfterEvents', events: 1 }, { verb: 'watch' });
+    server.faults.inject({ kind: 'status', code: 410, reason: 'Expired', message: 'too old resource version' }, { verb: 'watch' });
+    const { deltas } = run();
+    await nth(deltas, (d) => d.type === 'Replace');
+    const listRv = server.store.resourceVersion;
+    await waitFor(() => watchQueries().length === 1);
+    const created = server.store.create(pods, pod('b'));
+    const [relist] = await nth(deltas, (d) => d.type === 'Replace', 2).then((all) => all.slice(1));
+    expect(relist?.type === 'Replace' && relist.items.map((p) => p.metadata.name).sort()).toEqual(['a', 'b']);
+    const afterCreate = created.metadata.resourceVersion;
+    expect(watchQueries().slice(0, 2).map((q) => q['resourceVersion'])).toEqual([listRv, afterCreate]);
+    expect(listQueries().map((q) => q['resourceVersion'])).toEqual(['0', afterCreate]);
+  });
+
+  it('keeps retrying a 403 and shows it in health, never erroring', async () => {
+    await start({ deny: [{ verb: 'list', resource: 'pods' }] });
+    const { health, deltas } = run();
+    let errored = false;
+    deltas.subscribe({ error: () => (errored = true) });
+    const failures = await nth(health, (h) => h.phase === 'backingOff', 3);
+    expect(failures.map((h) => h.attempt)).toEqual([1, 2, 3]);
+    expect(failures[0]?.lastError).toBeInstanceOf(StatusError);
+    expect((failures[0]?.lastError as StatusError).code).toBe(403);
+    expect(errored).toBe(false);
+  });
+
+  it('streams the initial list as one Replace and goes on watching on the same connection', async () => {
+    await start();
+    server.store.create(pods, pod('a'));
+    server.store.create(pods, pod('b'));
+    const { deltas } = run({ streamingList: true });
+    const [replace] = await nth(deltas, (d) => d.type === 'Replace');
+    expect(replace?.type === 'Replace' && replace.items.map((p) => p.metadata.name).sort()).toEqual(['a', 'b']);
+    server.store.create(pods, pod('c'));
+    const [addedDelta] = await nth(deltas, (d) => d.type === 'Added');
+    expect(addedDelta?.type === 'Added' && addedDelta.object.metadata.name).toBe('c');
+    expect(listQueries()).toEqual([]);
+    expect(watchQueries()).toHaveLength(1);
+    expect(watchQueries()[0]).toMatchObject({ sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' });
+  });
+});
+
+/** Polls a condition on the event loop (for request-log checks, which have no event to await). */
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
