@@ -1,0 +1,81 @@
+/**
+ * rx-informer: Kubernetes informers as RxJS streams.
+ *
+ * This module only re-exports. The loopback API server for tests lives at `rx-informer/testing`.
+ */
+
+// Wiring: informers, the factory, waiting for sync.
+export { informer, informerFrom, informerName } from './informer';
+export type { Informer, InformerOptions, InformerFromOptions } from './informer';
+export { informerFactory, IndexerConflictError } from './factory';
+export type {
+  InformerFactory,
+  InformerFactoryOptions,
+  InformerForOptions,
+  GroupVersionResource,
+  ListSelectors,
+} from './factory';
+export { waitForSync, SyncTimeoutError } from './waitForSync';
+export type { WaitForSyncOptions, UnsyncedInformer, SyncedSnapshots } from './waitForSync';
+
+// Resources.
+export { resourcePath, apiVersionOf, defineResource } from './resource';
+export type { Resource, ResourceScope } from './resource';
+export { pods, configMaps, secrets, services, namespaces, nodes, deployments } from './resources';
+export type { Pod, ConfigMap, Secret, Namespace, Service, Node, Deployment } from './resources';
+
+// The delta stream, health and logging.
+export type { Delta, DeltaType, ReplaceDelta, AddedDelta, UpdatedDelta, DeletedDelta, BookmarkDelta } from './delta';
+export type { Health, ReflectorPhase } from './health';
+export { silentLogger } from './logger';
+export type { Logger } from './logger';
+
+// Sources.
+export { list$, defaultPageSize } from './sources/list';
+export type { ListStreamOptions } from './sources/list';
+export { watch$ } from './sources/watch';
+export type { WatchStreamOptions } from './sources/watch';
+export { kubeListerWatcher } from './sources/kubeListerWatcher';
+export { inContext } from './sources/transport';
+export type { ListOptions, ListPage, WatchOptions, WatchEvent, ListerWatcher, Scope } from './sources/listerWatcher';
+export {
+  InformerError,
+  StatusError,
+  NetworkError,
+  ProtocolError,
+  ConfigError,
+  IdleTimeoutError,
+  isExpired,
+  isTooLargeResourceVersion,
+} from './sources/errors';
+export type { Status, InformerErrorKind, ProtocolProblem, ConfigProblem } from './sources/errors';
+
+// Operators.
+export { reflect, INITIAL_EVENTS_END_ANNOTATION } from './operators/reflect';
+export type { ReflectConfig } from './operators/reflect';
+export { backoff, defaultBackoffConfig } from './operators/backoff';
+export type { BackoffConfig, BackoffOperatorConfig } from './operators/backoff';
+export { indexer } from './operators/indexer';
+export type { IndexerConfig } from './operators/indexer';
+export { handle } from './operators/handle';
+export type { ResourceHandlers, HandleOptions, HandlerEvent } from './operators/handle';
+export { HandlerQueueOverflowError } from './operators/handlerQueue';
+export { resync, MINIMUM_RESYNC_PERIOD_MS } from './operators/resync';
+export type { ResyncConfig, ResyncTick } from './operators/resync';
+export { ofType } from './operators/ofType';
+export { inNamespace } from './operators/inNamespace';
+export { matchLabels } from './operators/matchLabels';
+export { changedGeneration } from './operators/changedGeneration';
+
+// The store.
+export type { Snapshot, ListQuery } from './store/snapshot';
+export type { Change, AddChange, UpdateChange, DeleteChange } from './store/change';
+export type { KubeObject, ObjectMeta, OwnerReference } from './store/object';
+export { IndexNotFoundError } from './store/indexedSnapshot';
+export { NAMESPACE_INDEX, OWNER_INDEX, namespaceIndex, labelIndex, ownerIndex, fieldIndex } from './store/indexers';
+export type { IndexFunc } from './store/indexers';
+export { objectKey, splitKey } from './store/keys';
+export type { SplitKey } from './store/keys';
+export { dropManagedFields } from './store/transforms';
+export { parseLabelSelector, parseFieldSelector, SelectorSyntaxError } from './store/selector';
+export type { LabelSelector, LabelRequirement, FieldSelector, FieldRequirement } from './store/selector';

@@ -1,0 +1,342 @@
+import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
+import { silentLogger, type Logger } from '../logger';
+import type { Change } from '../store/change';
+import type { KubeObject } from '../store/object';
+import type { Snapshot } from '../store/snapshot';
+import { CoalescingQueue, HandlerQueueOverflowError, type HandlerNotification } from './handlerQueue';
+import { effectiveResyncPeriod, resync } from './resync';
+
+export type { AddNotification, DeleteNotification, HandlerNotification, UpdateNotification } from './handlerQueue';
+export { HandlerQueueOverflowError } from './handlerQueue';
+
+/**
+ * Callbacks for the changes of one informer, client-go's ResourceEventHandler. Each may return a
+ * Promise: the next call to the same handler waits for it to settle (other handlers never wait).
+ * A callback that throws or rejects is reported through `onError` and the `'error'` event; the
+ * next notification is delivered as usual.
+ */
+export interface ResourceHandlers<T extends KubeObject = KubeObject> {
+  onAdd?: (object: T, info: { readonly key: string; readonly isInInitialList: boolean }) => unknown;
+  onUpdate?: (oldObject: T, object: T, info: { readonly key: string; readonly isResync: boolean }) => unknown;
+  onDelete?: (object: T, info: { readonly key: string; readonly finalStateUnknown: boolean }) => unknown;
+  /** The handler has processed every object of the initial list (client-go's per-handler HasSynced). */
+  onSynced?: () => void;
+  /** A callback failed, or the queue overflowed. Errors thrown here are logged and dropped. */
+  onError?: (error: unknown, notification: HandlerNotification<T>) => void;
+}
+
+/** Options of {@link handle}. */
+export interface HandleOptions {
+  /** Re-deliver every cached object as an update with `isResync` this often (ms). 0 = never (default); minimum 1000. */
+  readonly resyncPeriod?: number;
+  /** Runs the resync timer and the delivery loop. Default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
+  /**
+   * Most distinct objects with a pending notification. Pending notifications coalesce per object,
+   * so this bounds memory when very many different objects change while the handler lags; at the
+   * bound the oldest is dropped and reported as a `HandlerQueueOverflowError`. Default 100 000.
+   */
+  readonly maxPending?: number;
+  /** Where handler failures are logged (at error level) besides `onError`. Default silent. */
+  readonly logger?: Logger;
+  /** Names this handler in log lines. */
+  readonly name?: string;
+}
+
+/** What {@link handle} emits: progress and failures of the handler, never the objects themselves. */
+export type HandlerEvent<T extends KubeObject = KubeObject> =
+  /** The handler has processed the initial list. Emitted once. */
+  | { readonly type: 'synced' }
+  /** A callback threw or rejected (or the queue overflowed: `error` is a `HandlerQueueOverflowError`). */
+  | { readonly type: 'error'; readonly error: unknown; readonly notification: HandlerNotification<T> };
+
+/** Notifications delivered in one turn before yielding to the event loop. */
+const BATCH_LIMIT = 500;
+/** Milliseconds of handler work in one turn before yielding to the event loop. */
+const BATCH_BUDGET_MS = 10;
+const DEFAULT_MAX_PENDING = 100_000;
+
+/**
+ * Delivers an informer's changes to callbacks through a queue of its own, so that a slow,
+ * throwing or asynchronous handler never delays the cache, other handlers or the process.
+ *
+ * 1. The first snapshot is delivered whole as adds with `isInInitialList` (a handler that
+ *    starts late sees the current cache, not the changes that built it); after it, each
+ *    snapshot's `changes` are delivered in order.
+ * 2. Once the handler has processed the first synced snapshot it emits `'synced'` (and calls
+ *    `onSynced`).
+ * 3. Pending notifications coalesce per object (add+update → add, update+update → one update,
+ *    add+delete → nothing), so the queue is bounded by the number of objects, not events.
+ * 4. An update whose resourceVersion did not change (a relist that found the object as it was)
+ *    is a resync: it is dropped, because this handler's own resync timer re-delivers every
+ *    object as an update with `isResync` when it is due (`resyncPeriod`, minimum 1 s).
+ * 5. Completes when the source completes and the queue is empty; errors when the source does.
+ *
+ * ```
+ * informer$:   -a-----b-----c----------------   a: synced {x};  b: x → x';  c: y added
+ * handle(h, { resyncPeriod: 1s })                 (one dash = 200 ms)
+ * calls to h:  -A-----U-----A----R(x')R(y)----   A add (the first: isInInitialList), U update x → x',
+ *                                                R resync update, 1 s after the first synced snapshot
+ * output:      -S----------------------------   S = { type: 'synced' }, once A(x) returned
+ * ```
+ *
+ * Costs: the queue holds one entry per object with a pending change; the initial pass and the
+ * resyncs walk the immutable snapshot lazily and hold nothing. Deliveries run on `scheduler`,
+ * yielding to the event loop every 500 calls or 10 ms, so a long initial list never stalls it.
+ *
+ * ## Example
+ * ```ts
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * import { handle, informer, pods, type Pod } from 'rx-informer';
+ *
+ * declare const kubeConfig: KubeConfig;
+ * declare function reconcile(pod: Pod): Promise<void>;
+ * const podInformer = informer(kubeConfig, pods);
+ * podInformer.informer$
+ *   .pipe(handle({
+ *     onAdd: (pod) => console.log('added', pod.metadata.name),
+ *     onUpdate: async (oldPod, pod, { isResync }) => { if (!isResync) await reconcile(pod); },
+ *     onDelete: (pod, { finalStateUnknown }) => console.log('gone', pod.metadata.name, finalStateUnknown),
+ *     onError: (error) => console.error(error),
+ *   }, { resyncPeriod: 60_000 }))
+ *   .subscribe((event) => { if (event.type === 'synced') console.log('handler synced'); });
+ * ```
+ *
+ * @param handlers the callbacks; all optional.
+ * @param options resync period, scheduler, queue bound, logger.
+ * @returns an operator from snapshots (`informer$`) to {@link HandlerEvent}s; unsubscribing
+ *   removes the handler (idempotently) and stops its timers.
+ */
+export function handle<T extends KubeObject = KubeObject>(handlers: ResourceHandlers<T>, options: HandleOptions = {}): OperatorFunction<Snapshot<T>, HandlerEvent<T>> {
+  const period = effectiveResyncPeriod(options.resyncPeriod);
+  const maxPending = options.maxPending ?? DEFAULT_MAX_PENDING;
+  if (!(maxPending >= 1)) throw new RangeError(`maxPending must be at least 1, got ${maxPending}`);
+  const scheduler = options.scheduler ?? asyncScheduler;
+  return (source) =>
+    new Observable<HandlerEvent<T>>((subscriber) => {
+      const delivery = new Delivery(handlers, subscriber, scheduler, maxPending, options.logger ?? silentLogger, options.name);
+      const subscription = source.pipe(resync<T>({ period, scheduler })).subscribe({
+        next: (tick) => (tick.type === 'resync' ? delivery.resync(tick.snapshot) : delivery.snapshot(tick.snapshot)),
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => delivery.complete(),
+      });
+      return () => {
+        subscription.unsubscribe();
+        delivery.close();
+      };
+    });
+}
+
+/** A pass over a whole snapshot: the initial list (as adds) or a resync (as updates). */
+interface Pass<T extends KubeObject> {
+  readonly kind: 'initial' | 'resync';
+  readonly snapshot: Snapshot<T>;
+  readonly keys: Iterator<string>;
+  /**
+   * The initial pass reads one add ahead, so that the handler counts as synced as soon as it has
+   * processed the last one. A resync pass reads no further than it delivers (see nextOfPass).
+   */
+  ahead: HandlerNotification<T> | undefined;
+}
+
+/** The state of one handler subscription: its queue, its passes, its synced flag, its loop. */
+class Delivery<T extends KubeObject> {
+  private readonly pending: CoalescingQueue<T>;
+  private latest: Snapshot<T> | undefined;
+  private pass: Pass<T> | undefined;
+  /** Push sequence after which the handler counts as synced; undefined until a synced snapshot. */
+  private syncedAfterSeq: number | undefined;
+  private synced = false;
+  private sourceDone = false;
+  /** A turn is scheduled, running, or waiting for a handler's Promise. */
+  private busy = false;
+  private scheduled: Subscription | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly handlers: ResourceHandlers<T>,
+    private readonly subscriber: Subscriber<HandlerEvent<T>>,
+    private readonly scheduler: SchedulerLike,
+    private readonly maxPending: number,
+    private readonly logger: Logger,
+    private readonly name: string | undefined,
+  ) {
+    this.pending = new CoalescingQueue<T>(maxPending);
+  }
+
+  snapshot(snapshot: Snapshot<T>): void {
+    if (this.latest === undefined) {
+      const pass: Pass<T> = { kind: 'initial', snapshot, keys: snapshot.keys(), ahead: undefined };
+      pass.ahead = this.readPass(pass);
+      this.pass = pass.ahead === undefined ? undefined : pass;
+    } else {
+      for (const change of snapshot.changes) {
+        const notification = toNotification(change);
+        if (notification !== undefined) this.enqueue(notification);
+      }
+    }
+    this.latest = snapshot;
+    if (snapshot.synced && this.syncedAfterSeq === undefined) this.syncedAfterSeq = this.pending.lastSeq;
+    this.wake();
+  }
+
+  resync(snapshot: Snapshot<T>): void {
+    // A handler still working through a pass is already seeing every object.
+    if (this.pass !== undefined || !this.synced) return;
+    this.pass = { kind: 'resync', snapshot, keys: snapshot.keys(), ahead: undefined };
+    this.wake();
+  }
+
+  complete(): void {
+    this.sourceDone = true;
+    this.wake();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.scheduled?.unsubscribe();
+  }
+
+  private enqueue(notification: HandlerNotification<T>): void {
+    const evicted = this.pending.push(notification);
+    if (evicted !== undefined) this.report(new HandlerQueueOverflowError(evicted, this.maxPending), evicted);
+  }
+
+  private wake(): void {
+    if (this.busy || this.closed) return;
+    this.busy = true;
+    this.scheduled = this.scheduler.schedule(() => this.turn());
+  }
+
+  /** Delivers notifications until the queue is empty, a handler returns a Promise, or the turn's budget is spent. */
+  private turn(): void {
+    const start = this.scheduler.now();
+    for (let delivered = 0; !this.closed; delivered++) {
+      if (delivered >= BATCH_LIMIT || this.scheduler.now() - start >= BATCH_BUDGET_MS) {
+        this.scheduled = this.scheduler.schedule(() => this.turn());
+        return;
+      }
+      const notification = this.next();
+      if (notification === undefined) {
+        this.busy = false;
+        this.checkSynced();
+        if (this.sourceDone && this.pending.size === 0 && this.pass === undefined) this.subscriber.complete();
+        return;
+      }
+      const result = this.invoke(notification);
+      if (isPromiseLike(result)) {
+        result.then(
+          () => this.resume(),
+          (error: unknown) => {
+            this.report(error, notification);
+            this.resume();
+          },
+        );
+        return;
+      }
+      this.checkSynced();
+    }
+  }
+
+  private resume(): void {
+    if (this.closed) return;
+    this.checkSynced();
+    this.turn();
+  }
+
+  /** The initial pass goes first; later, real changes go before a resync pass. */
+  private next(): HandlerNotification<T> | undefined {
+    const pass = this.pass;
+    if (pass?.kind === 'initial') {
+      const notification = pass.ahead;
+      pass.ahead = this.readPass(pass);
+      if (pass.ahead === undefined) this.pass = undefined;
+      return notification;
+    }
+    const change = this.pending.shift();
+    if (change !== undefined) return change;
+    if (pass === undefined) return undefined;
+    const notification = this.readPass(pass);
+    if (notification === undefined) this.pass = undefined;
+    return notification;
+  }
+
+  /**
+   * The next notification of a pass, or undefined at its end. A resync reads each object from the
+   * latest snapshot when it delivers it, so it never re-delivers a state older than one the handler
+   * already saw, nor an object deleted since the pass began.
+   */
+  private readPass(pass: Pass<T>): HandlerNotification<T> | undefined {
+    for (let step = pass.keys.next(); step.done !== true; step = pass.keys.next()) {
+      const key = step.value;
+      if (pass.kind === 'initial') {
+        const object = pass.snapshot.get(key);
+        if (object !== undefined) return { type: 'add', key, object, isInInitialList: true };
+        continue;
+      }
+      // A resync pass only advances while nothing is pending (see next), so the handler has seen
+      // the latest state of every key: that is the state to re-deliver.
+      const object = this.latest?.get(key);
+      if (object !== undefined) return { type: 'update', key, oldObject: object, object, isResync: true };
+    }
+    return undefined;
+  }
+
+  private invoke(notification: HandlerNotification<T>): unknown {
+    try {
+      switch (notification.type) {
+        case 'add':
+          return this.handlers.onAdd?.(notification.object, { key: notification.key, isInInitialList: notification.isInInitialList });
+        case 'update':
+          return this.handlers.onUpdate?.(notification.oldObject, notification.object, { key: notification.key, isResync: notification.isResync });
+        case 'delete':
+          return this.handlers.onDelete?.(notification.object, { key: notification.key, finalStateUnknown: notification.finalStateUnknown });
+      }
+    } catch (error: unknown) {
+      this.report(error, notification);
+      return undefined;
+    }
+  }
+
+  private checkSynced(): void {
+    if (this.synced || this.syncedAfterSeq === undefined || this.pass?.kind === 'initial') return;
+    if (this.pending.headSeq() <= this.syncedAfterSeq) return;
+    this.synced = true;
+    try {
+      this.handlers.onSynced?.();
+    } catch (error: unknown) {
+      this.logger.error({ handler: this.name, error }, 'onSynced threw');
+    }
+    this.subscriber.next({ type: 'synced' });
+  }
+
+  private report(error: unknown, notification: HandlerNotification<T>): void {
+    if (this.closed) return;
+    this.logger.error({ handler: this.name, key: notification.key, notification: notification.type, error }, 'handler failed');
+    try {
+      this.handlers.onError?.(error, notification);
+    } catch (onErrorFailure: unknown) {
+      this.logger.error({ handler: this.name, error: onErrorFailure }, 'onError threw');
+    }
+    this.subscriber.next({ type: 'error', error, notification });
+  }
+}
+
+/** The notification for a cache change, or undefined for an update that changed nothing (a resync). */
+function toNotification<T extends KubeObject>(change: Change<T>): HandlerNotification<T> | undefined {
+  switch (change.type) {
+    case 'add':
+      return change;
+    case 'delete':
+      return change;
+    case 'update': {
+      const before = change.oldObject.metadata.resourceVersion;
+      if (before !== undefined && before === change.object.metadata.resourceVersion) return undefined;
+      return { type: 'update', key: change.key, oldObject: change.oldObject, object: change.object, isResync: false };
+    }
+  }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}

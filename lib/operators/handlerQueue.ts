@@ -1,0 +1,173 @@
+import type { KubeObject } from '../store/object';
+
+/**
+ * The per-handler pending queue behind `handle()`: at most one entry per object key, so a handler
+ * that falls behind holds memory in proportion to the objects that changed meanwhile, never to the
+ * number of events (client-go gives each listener an unbounded ring buffer that can grow until
+ * the process runs out of memory, kubernetes #121474).
+ */
+
+/** A call `handle()` makes on a handler: an add. */
+export interface AddNotification<T extends KubeObject = KubeObject> {
+  readonly type: 'add';
+  readonly key: string;
+  readonly object: T;
+  /** The object was part of the cache when this handler started (client-go's isInInitialList). */
+  readonly isInInitialList: boolean;
+}
+
+/** A call `handle()` makes on a handler: an update, with the state the handler saw last. */
+export interface UpdateNotification<T extends KubeObject = KubeObject> {
+  readonly type: 'update';
+  readonly key: string;
+  readonly oldObject: T;
+  readonly object: T;
+  /** Nothing changed: this is the handler's periodic resync re-delivering a cached object. */
+  readonly isResync: boolean;
+}
+
+/** A call `handle()` makes on a handler: a delete, with the last state the handler saw. */
+export interface DeleteNotification<T extends KubeObject = KubeObject> {
+  readonly type: 'delete';
+  readonly key: string;
+  readonly object: T;
+  /** The deletion was inferred from a relist, so the object's final state is unknown. */
+  readonly finalStateUnknown: boolean;
+}
+
+/** One handler call, as queued and as reported with errors. */
+export type HandlerNotification<T extends KubeObject = KubeObject> =
+  | AddNotification<T>
+  | UpdateNotification<T>
+  | DeleteNotification<T>;
+
+/**
+ * The pending queue of one handler reached its `maxPending` distinct keys and dropped its oldest
+ * notification to admit a new one. The handler's view of `dropped.key` may now be stale until the
+ * next change or resync of that object.
+ */
+export class HandlerQueueOverflowError extends Error {
+  readonly dropped: HandlerNotification<KubeObject>;
+  readonly maxPending: number;
+
+  constructor(dropped: HandlerNotification<KubeObject>, maxPending: number) {
+    super(`handler queue is full (${maxPending} objects pending): dropped the ${dropped.type} of ${dropped.key}`);
+    this.name = 'HandlerQueueOverflowError';
+    this.dropped = dropped;
+    this.maxPending = maxPending;
+  }
+}
+
+/**
+ * What is pending for one key. `first` is delivered before `then`; `then` is only ever set when
+ * an object the handler saw was deleted and a new object took its key: that pair is kept as a
+ * delete followed by an add, because folding it into one update would hide the re-creation.
+ */
+interface PendingEntry<T extends KubeObject> {
+  first: HandlerNotification<T>;
+  then: AddNotification<T> | undefined;
+  /** Sequence number of the push that made this key pending: entries leave in this order. */
+  readonly seq: number;
+}
+
+/**
+ * A FIFO of handler notifications that coalesces per key. Keys leave in the order they became
+ * pending; a later notification for a pending key folds into the entry in place:
+ * - add then update → add of the newer state; add then delete → nothing (never seen, never gone)
+ * - update then update → one update from the oldest to the newest state
+ * - update then delete → delete; delete then add → delete, then add
+ * - an update stays a resync only while every folded update was one.
+ *
+ * Every operation is O(1) (a `Map` keeps insertion order).
+ */
+export class CoalescingQueue<T extends KubeObject = KubeObject> {
+  private readonly entries = new Map<string, PendingEntry<T>>();
+  private pushes = 0;
+
+  /** @param maxPending the most distinct keys held; a new key beyond it evicts the oldest entry. */
+  constructor(private readonly maxPending: number) {}
+
+  /** Keys with something pending. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Sequence number of the latest push; compare with {@link headSeq} to know what was delivered. */
+  get lastSeq(): number {
+    return this.pushes;
+  }
+
+  /** Sequence number of the oldest pending entry, or Infinity when empty. */
+  headSeq(): number {
+    for (const entry of this.entries.values()) return entry.seq;
+    return Infinity;
+  }
+
+  /** Queues a notification; returns the notification evicted to make room, if any. */
+  push(notification: HandlerNotification<T>): HandlerNotification<T> | undefined {
+    const seq = ++this.pushes;
+    const entry = this.entries.get(notification.key);
+    if (entry !== undefined) {
+      this.fold(entry, notification);
+      return undefined;
+    }
+    let evicted: HandlerNotification<T> | undefined;
+    if (this.entries.size >= this.maxPending) evicted = this.evictOldest();
+    this.entries.set(notification.key, { first: notification, then: undefined, seq });
+    return evicted;
+  }
+
+  /** Takes the next notification in FIFO order. */
+  shift(): HandlerNotification<T> | undefined {
+    for (const [key, entry] of this.entries) {
+      if (entry.then === undefined) {
+        this.entries.delete(key);
+      } else {
+        // The add of a re-created object follows its delete at the same place in line.
+        this.entries.set(key, { first: entry.then, then: undefined, seq: entry.seq });
+      }
+      return entry.first;
+    }
+    return undefined;
+  }
+
+  private evictOldest(): HandlerNotification<T> | undefined {
+    for (const [key, entry] of this.entries) {
+      this.entries.delete(key);
+      return entry.first;
+    }
+    return undefined;
+  }
+
+  private fold(entry: PendingEntry<T>, next: HandlerNotification<T>): void {
+    const key = next.key;
+    if (entry.then !== undefined) {
+      // Pending: delete(seen) then add(new). Fold into the add half.
+      if (next.type === 'delete') entry.then = undefined;
+      else entry.then = { type: 'add', key, object: next.object, isInInitialList: entry.then.isInInitialList };
+      return;
+    }
+    const first = entry.first;
+    switch (first.type) {
+      case 'add':
+        if (next.type === 'delete') this.entries.delete(key);
+        else entry.first = { type: 'add', key, object: next.object, isInInitialList: first.isInInitialList };
+        return;
+      case 'update':
+        if (next.type === 'delete') entry.first = next;
+        else
+          entry.first = {
+            type: 'update',
+            key,
+            oldObject: first.oldObject,
+            object: next.object,
+            isResync: first.isResync && next.type === 'update' && next.isResync,
+          };
+        return;
+      case 'delete':
+        // A duplicate delete collapses into the first; anything else re-creates the key.
+        if (next.type !== 'delete') entry.then = { type: 'add', key, object: next.object, isInInitialList: next.type === 'add' && next.isInInitialList };
+        return;
+    }
+  }
+}

@@ -1,0 +1,159 @@
+import { filter, firstValueFrom, ReplaySubject, type Observable, type Subscription } from 'rxjs';
+import { informer, type Informer } from '../../lib/informer';
+import type { ResourceHandlers } from '../../lib/operators/handle';
+import { defineResource } from '../../lib/resource';
+import { pods, type Pod } from '../../lib/resources';
+import { NetworkError, StatusError } from '../../lib/sources/errors';
+import type { Snapshot } from '../../lib/store/snapshot';
+import { startApiServer, type ApiServer } from '../../lib/testing';
+import { waitForSync } from '../../lib/waitForSync';
+
+const backoff = { initialMs: 10, maxMs: 50 };
+const podNamed = (name: string): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name } });
+
+/** Handler calls as short strings: `add a initial`, `update a 3→4`, `delete b unknown`, `synced`. */
+function recorder(): { handlers: ResourceHandlers<Pod>; calls: ReplaySubject<string>; seen: string[] } {
+  const calls = new ReplaySubject<string>();
+  const seen: string[] = [];
+  const record = (line: string): void => {
+    seen.push(line);
+    calls.next(line);
+  };
+  return {
+    calls,
+    seen,
+    handlers: {
+      onAdd: (o, { isInInitialList }) => record(`add ${o.metadata.name}${isInInitialList ? ' initial' : ''}`),
+      onUpdate: (old, o, { isResync }) => record(`update ${o.metadata.name} ${old.metadata.resourceVersion}→${o.metadata.resourceVersion}${isResync ? ' resync' : ''}`),
+      onDelete: (o, { finalStateUnknown }) => record(`delete ${o.metadata.name}${finalStateUnknown ? ' unknown' : ''}`),
+      onSynced: () => record('synced'),
+    },
+  };
+}
+
+const until = <T>(source: Observable<T>, predicate: (value: T) => boolean): Promise<T> => firstValueFrom(source.pipe(filter(predicate)));
+
+describe('informer against the loopback API server', () => {
+  let server: ApiServer;
+  const subscriptions: Subscription[] = [];
+  const keep = (subscription: Subscription): Subscription => (subscriptions.push(subscription), subscription);
+  const podInformer = (): Informer<Pod> => informer(server.kubeConfig, pods, { namespace: 'default', backoff });
+
+  beforeEach(async () => {
+    server = await startApiServer();
+  });
+  afterEach(async () => {
+    subscriptions.splice(0).forEach((s) => s.unsubscribe());
+    await server.close();
+  });
+
+  it('delivers the initial list as adds with isInInitialList, then updates with old and new objects, then deletes', async () => {
+    server.store.create(pods, podNamed('a'));
+    server.store.create(pods, podNamed('b'));
+    const informerOfPods = podInformer();
+    const { handlers, calls, seen } = recorder();
+    keep(informerOfPods.handle(handlers).subscribe());
+    await until(calls, (line) => line === 'synced');
+    expect(seen.slice(0, 2).sort()).toEqual(['add a initial', 'add b initial']);
+
+    const before = server.store.get(pods, 'default', 'a')!;
+    const after = server.store.update(pods, { ...before, metadata: { ...before.metadata, labels: { touched: 'yes' } } });
+    await until(calls, (line) => line.startsWith('update a'));
+    expect(seen).toContain(`update a ${before.metadata.resourceVersion}→${after.metadata.resourceVersion}`);
+
+    server.store.delete(pods, 'default', 'b');
+    await until(calls, (line) => line === 'delete b');
+  });
+
+  it('after a relist, passes missed deletes with finalStateUnknown and no updates for unchanged objects', async () => {
+    server.store.create(pods, podNamed('a'));
+    server.store.create(pods, podNamed('b'));
+    const { handlers, calls, seen } = recorder();
+    keep(podInformer().handle(handlers).subscribe());
+    await until(calls, (line) => line === 'synced');
+
+    const restarting = server.restart(); // drops the watch at once
+    server.store.delete(pods, 'default', 'b');
+    server.store.compact(); // the informer's resourceVersion is now too old: 410, relist
+    await restarting;
+    await until(calls, (line) => line.startsWith('delete b'));
+    expect(seen.slice(3)).toEqual(['delete b unknown']);
+    expect(server.requests.entries.filter((r) => r.verb === 'list').length).toBeGreaterThan(1);
+  });
+
+  it('gives a handler added after sync the current cache as adds, then live changes', async () => {
+    server.store.create(pods, podNamed('a'));
+    const informerOfPods = podInformer();
+    keep(informerOfPods.informer$.subscribe());
+    await waitForSync([informerOfPods], { timeout: 5000 });
+    const { handlers, calls, seen } = recorder();
+    keep(informerOfPods.handle(handlers).subscribe());
+    await until(calls, (line) => line === 'synced');
+    server.store.create(pods, podNamed('c'));
+    await until(calls, (line) => line.startsWith('add c'));
+    expect(seen).toEqual(['add a initial', 'synced', 'add c']);
+    expect(server.requests.entries.filter((r) => r.verb === 'list')).toHaveLength(1);
+  });
+
+  it('never lets a slow handler delay the cache or another handler', async () => {
+    const informerOfPods = podInformer();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = new ReplaySubject<string>();
+    const slowSeen: string[] = [];
+    keep(informerOfPods.handle({ onAdd: (o) => (slowSeen.push(o.metadata.name), slow.next(o.metadata.name), gate) }).subscribe());
+    const fast = recorder();
+    keep(informerOfPods.handle(fast.handlers).subscribe());
+    const snapshots = new ReplaySubject<Snapshot<Pod>>(1);
+    keep(informerOfPods.informer$.subscribe(snapshots));
+    await waitForSync([informerOfPods], { timeout: 5000 });
+
+    for (const name of ['p1', 'p2', 'p3']) server.store.create(pods, podNamed(name));
+    await until(fast.calls, (line) => line === 'add p3');
+    await until(snapshots, (snapshot) => snapshot.size === 3);
+    expect(slowSeen).toEqual(['p1']);
+
+    release();
+    await until(slow, (name) => name === 'p3');
+    expect(slowSeen).toEqual(['p1', 'p2', 'p3']);
+  });
+
+  it('rejects waitForSync with the 404 of a resource the server does not serve', async () => {
+    const gadgets = defineResource({ group: 'example.com', version: 'v1', plural: 'gadgets', kind: 'Gadget', namespaced: true });
+    const failure = await waitForSync([informer(server.kubeConfig, gadgets, { backoff })], { timeout: 300 }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StatusError);
+    expect((failure as StatusError).code).toBe(404);
+  });
+
+  it('rejects waitForSync with a NetworkError when the server is unreachable', async () => {
+    const kubeConfig = server.kubeConfig;
+    await server.close();
+    const failure = await waitForSync([informer(kubeConfig, pods, { backoff })], { timeout: 300 }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(NetworkError);
+    expect((failure as NetworkError).code).toBe('ECONNREFUSED');
+    server = await startApiServer();
+  });
+
+  it('stops the watch when the last subscriber leaves and starts fresh on the next', async () => {
+    server.store.create(pods, podNamed('a'));
+    const informerOfPods = podInformer();
+    const first = informerOfPods.informer$.subscribe();
+    await waitForSync([informerOfPods], { timeout: 5000 });
+    first.unsubscribe();
+    await until(informerOfPods.health$, (h) => h.phase === 'idle');
+    server.store.create(pods, podNamed('b'));
+    const [snapshot] = await waitForSync([informerOfPods], { timeout: 5000 });
+    expect(snapshot.size).toBe(2);
+    expect(server.requests.entries.filter((r) => r.verb === 'list')).toHaveLength(2);
+  });
+
+  it('flattens the changes of the cache on events$', async () => {
+    server.store.create(pods, podNamed('a'));
+    const informerOfPods = podInformer();
+    const changes = new ReplaySubject<string>();
+    keep(informerOfPods.events$.subscribe((change) => changes.next(`${change.type} ${change.key}`)));
+    await until(changes, (c) => c === 'add default/a');
+    server.store.delete(pods, 'default', 'a');
+    await until(changes, (c) => c === 'delete default/a');
+  });
+});

@@ -1,0 +1,57 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { filter, firstValueFrom, ReplaySubject } from 'rxjs';
+import { informerFactory } from '../../lib/factory';
+import type { HandlerEvent } from '../../lib/operators/handle';
+import { informer } from '../../lib/informer';
+import { pods, type Pod } from '../../lib/resources';
+import { startApiServer, type ApiServer } from '../../lib/testing';
+import { waitForSync } from '../../lib/waitForSync';
+
+/**
+ * The seed's two ways to run informers (client-go: SharedInformerFactory, and a lone
+ * SharedIndexInformer), written the way a user would write them with rx-informer.
+ */
+describe('the two usage styles', () => {
+  let server: ApiServer;
+  let kubeConfig: KubeConfig;
+  beforeEach(async () => {
+    server = await startApiServer();
+    kubeConfig = server.kubeConfig;
+    server.store.create(pods, { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name: 'web-1' } });
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('factory → informer → start → wait for sync', async () => {
+    const added: string[] = [];
+    const handlerEvents = new ReplaySubject<HandlerEvent<Pod>>();
+
+    const factory = informerFactory(kubeConfig, { resyncPeriod: 30_000 });
+    const podInformer = factory.informerFor(pods);
+    const handler = podInformer
+      .handle({
+        onAdd: (pod: Pod) => void added.push(pod.metadata.name),
+        onUpdate: (_oldPod: Pod, _pod: Pod) => undefined,
+        onDelete: (_pod: Pod) => undefined,
+      })
+      .subscribe(handlerEvents);
+    factory.start();
+    const synced = await factory.waitForSync({ timeout: 10_000 });
+
+    expect(synced.get('pods')?.get('default/web-1')?.metadata.name).toBe('web-1');
+    await firstValueFrom(handlerEvents.pipe(filter((event) => event.type === 'synced')));
+    expect(added).toEqual(['web-1']);
+    handler.unsubscribe();
+    factory.shutdown();
+  });
+
+  it('one informer → run → wait for sync', async () => {
+    const podInformer = informer(kubeConfig, pods, { namespace: 'default' });
+    const running = podInformer.informer$.subscribe();
+    const [snapshot] = await waitForSync([podInformer], { timeout: 10_000 });
+
+    expect(snapshot.list({ namespace: 'default' }).map((pod) => pod.metadata.name)).toEqual(['web-1']);
+    running.unsubscribe();
+  });
+});

@@ -1,0 +1,26 @@
+import { changedGeneration } from '../../lib/operators/changedGeneration';
+import type { Change } from '../../lib/store/change';
+import { newTestScheduler } from './handleFixtures';
+
+const at = (generation: number | undefined, rv: string) => ({ metadata: { name: 'd', namespace: 'ns', generation, resourceVersion: rv } });
+const changes = {
+  a: { type: 'add', key: 'ns/d', object: at(1, '1'), isInInitialList: false },
+  s: { type: 'update', key: 'ns/d', oldObject: at(1, '1'), object: at(1, '2') },
+  g: { type: 'update', key: 'ns/d', oldObject: at(1, '2'), object: at(2, '3') },
+  n: { type: 'update', key: 'ns/d', oldObject: at(undefined, '3'), object: at(undefined, '4') },
+  d: { type: 'delete', key: 'ns/d', object: at(2, '3'), finalStateUnknown: false },
+} satisfies Record<string, Change>;
+
+describe('changedGeneration', () => {
+  it('drops updates that kept the generation and passes adds, deletes and generation changes', () => {
+    newTestScheduler().run(({ cold, expectObservable }) => {
+      expectObservable(cold<Change>('asgd|', changes).pipe(changedGeneration())).toBe('a-gd|', changes);
+    });
+  });
+
+  it('passes updates of objects without a generation', () => {
+    newTestScheduler().run(({ cold, expectObservable }) => {
+      expectObservable(cold<Change>('n|', changes).pipe(changedGeneration())).toBe('n|', changes);
+    });
+  });
+});

@@ -1,0 +1,250 @@
+import { queueScheduler, shareReplay, Subject } from 'rxjs';
+import { handle, HandlerQueueOverflowError, type HandlerEvent, type ResourceHandlers } from '../../lib/operators/handle';
+import type { KubeObject } from '../../lib/store/object';
+import type { Snapshot } from '../../lib/store/snapshot';
+import { deferred, flushMicrotasks, newTestScheduler, obj, recordingHandlers, replace, snapshotsOf } from './handleFixtures';
+
+const synced: HandlerEvent = { type: 'synced' };
+
+// s1 {a@1,b@1} synced; s2 a→2; s3 +c; s4 -b; s5 relist with nothing new; s6 relist without c, a→3.
+const [s1, s2, s3, s4, s5, s6] = snapshotsOf([
+  replace([obj('a', '1'), obj('b', '1')], '1'),
+  { type: 'Updated', object: obj('a', '2') },
+  { type: 'Added', object: obj('c', '1') },
+  { type: 'Deleted', object: obj('b', '1') },
+  replace([obj('a', '2'), obj('c', '1')], '9'),
+  replace([obj('a', '3')], '10'),
+]);
+
+describe('handle', () => {
+  it('delivers the first snapshot as initial adds, then each snapshot’s changes with old and new objects, and emits synced once', () => {
+    const scheduler = newTestScheduler();
+    const log: string[] = [];
+    scheduler.run(({ hot, expectObservable }) => {
+      const source = hot('-a-b-c-d', { a: s1, b: s2, c: s3, d: s4 });
+      expectObservable(source.pipe(handle(recordingHandlers(scheduler, log)))).toBe('-s', { s: synced });
+    });
+    expect(log.slice(0, 2).sort()).toEqual(['add a@1 initial t=1', 'add b@1 initial t=1']);
+    expect(log.slice(2)).toEqual(['synced t=1', 'update a 1→2 t=3', 'add c@1 t=5', 'delete b@1 t=7']);
+  });
+
+  it('gives a handler that starts late the current cache as initial adds, not the changes that built it', () => {
+    const scheduler = newTestScheduler();
+    const log: string[] = [];
+    scheduler.run(({ hot, expectObservable }) => {
+      const informer$ = hot('-a-b-c', { a: s1, b: s2, c: s3 }).pipe(shareReplay({ bufferSize: 1, refCount: true }));
+      informer$.subscribe();
+      expectObservable(informer$.pipe(handle(recordingHandlers(scheduler, log))), '----^').toBe('----s', { s: synced });
+    });
+    expect(log.slice(0, 2).sort()).toEqual(['add a@2 initial t=4', 'add b@1 initial t=4']);
+    expect(log.slice(2)).toEqual(['synced t=4', 'add c@1 t=5']);
+  });
+
+  it('drops updates whose resourceVersion did not change (a relist resync) and passes relist deletes with finalStateUnknown', () => {
+    const scheduler = newTestScheduler();
+    const log: string[] = [];
+    scheduler.run(({ hot, expectObservable }) => {
+      const source = hot('-a-b-c-d-e-f', { a: s1, b: s2, c: s3, d: s4, e: s5, f: s6 });
+      expectObservable(source.pipe(handle(recordingHandlers(scheduler, log)))).toBe('-s', { s: synced });
+    });
+    expect(log.slice(6)).toEqual(['delete c@1 unknown t=11', 'update a 2→3 t=11']);
+  });
+
+  it('counts a handler subscribed before the initial list as synced only once it has processed that list', () => {
+    const [unsynced, first] = snapshotsOf([{ type: 'Added', object: obj('x', '1') }, replace([obj('a', '1')], '5')]);
+    const scheduler = newTestScheduler();
+    const log: string[] = [];
+    scheduler.run(({ hot, expectObservable }) => {
+      expectObservable(hot('-u--f', { u: unsynced, f: first }).pipe(handle(recordingHandlers(scheduler, log)))).toBe('----s', { s: synced });
+    });
+    expect(log).toEqual(['add x@1 initial t=1', 'delete x@1 unknown t=4', 'add a@1 initial t=4', 'synced t=4']);
+  });
+
+  it('resyncs each handler on its own period, re-delivering every cached object as an update with isResync', () => {
+    const scheduler = newTestScheduler();
+    const everySecond: string[] = [];
+    const everyTwoSeconds: string[] = [];
+    scheduler.run(({ hot, expectObservable }) => {
+      const [only] = snapshotsOf([replace([obj('a', '1')])]);
+      const source = hot('-a', { a: only });
+      expectObservable(source.pipe(handle(recordingHandlers(scheduler, everySecond), { resyncPeriod: 1000 })), '^ 3500ms !').toBe('-s', { s: synced });
+      expectObservable(source.pipe(handle(recordingHandlers(scheduler, everyTwoSeconds), { resyncPeriod: 2000 })), '^ 3500ms !').toBe('-s', { s: synced });
+    });
+    expect(everySecond).toEqual(['add a@1 initial t=1', 'synced t=1', 'update a 1→1 resync t=1001', 'update a 1→1 resync t=2001', 'update a 1→1 resync t=3001']);
+    expect(everyTwoSeconds).toEqual(['add a@1 initial t=1', 'synced t=1', 'update a 1→1 resync t=2001']);
+  });
+
+  it('raises a resync period below one second to one second', () => {
+    const scheduler = newTestScheduler();
+    const log: string[] = [];
+    scheduler.run(({ hot, expectObservable }) => {
+      const [only] = snapshotsOf([replace([obj('a', '1')])]);
+      expectObservable(hot('a', { a: only }).pipe(handle(recordingHandlers(scheduler, log), { resyncPeriod: 10 })), '^ 1500ms !').toBe('s', { s: synced });
+    });
+    expect(log).toEqual(['add a@1 initial t=0', 'synced t=0', 'update a 1→1 resync t=1000']);
+  });
+
+  it('resyncs the latest state of each object', () => {
+    const scheduler = newTestScheduler();
+    const log: string[] = [];
+    scheduler.run(({ hot, expectObservable }) => {
+      const source = hot('-a 1500ms b', { a: s1, b: s2 });
+      expectObservable(source.pipe(handle(recordingHandlers(scheduler, log), { resyncPeriod: 1000 })), '^ 2500ms !').toBe('-s', { s: synced });
+    });
+    expect(log.filter((line) => line.includes('resync') && line.startsWith('update a'))).toEqual(['update a 1→1 resync t=1001', 'update a 2→2 resync t=2001']);
+  });
+
+  it('stops deliveries and the resync timer on unsubscribe, and unsubscribing twice is harmless', () => {
+    const scheduler = newTestScheduler();
+    const log: string[] = [];
+    scheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+      const source = hot('-a 2000ms b', { a: s1, b: s2 });
+      expectObservable(source.pipe(handle(recordingHandlers(scheduler, log), { resyncPeriod: 1000 })), '^ 1500ms !').toBe('-s', { s: synced });
+      expectSubscriptions(source.subscriptions).toBe('^ 1500ms !');
+    });
+    expect(log.filter((line) => line.includes('resync')).sort()).toEqual(['update a 1→1 resync t=1001', 'update b 1→1 resync t=1001']);
+    expect(log.every((line) => Number(line.split('t=')[1]) <= 1501)).toBe(true);
+
+    const subscription = new Subject<Snapshot>().pipe(handle({})).subscribe();
+    subscription.unsubscribe();
+    expect(() => subscription.unsubscribe()).not.toThrow();
+  });
+
+  it('reports a throwing handler through onError and an error event, and keeps delivering', () => {
+    const scheduler = newTestScheduler();
+    const boom = new Error('boom');
+    const errors: unknown[] = [];
+    const updates: string[] = [];
+    const [first, second] = snapshotsOf([replace([obj('a', '1')]), { type: 'Updated', object: obj('a', '2') }]);
+    const handlers: ResourceHandlers = {
+      onAdd: () => {
+        throw boom;
+      },
+      onUpdate: (_old, o) => void updates.push(o.metadata.resourceVersion ?? ''),
+      onError: (error) => void errors.push(error),
+    };
+    scheduler.run(({ hot, expectObservable }) => {
+      expectObservable(hot('-a-b', { a: first, b: second }).pipe(handle(handlers))).toBe('-(es)', {
+        e: { type: 'error', error: boom, notification: { type: 'add', key: 'ns/a', object: obj('a', '1'), isInInitialList: true } },
+        s: synced,
+      });
+    });
+    expect(errors).toEqual([boom]);
+    expect(updates).toEqual(['2']);
+  });
+
+  it('completes when the source completes and the queue is drained; errors when the source errors', () => {
+    const scheduler = newTestScheduler();
+    scheduler.run(({ hot, expectObservable }) => {
+      expectObservable(hot('-a|', { a: s1 }).pipe(handle({}))).toBe('-s|', { s: synced });
+      expectObservable(hot('-a#', { a: s1 }).pipe(handle({}))).toBe('-s#', { s: synced });
+    });
+  });
+
+  it('rejects bad options with a RangeError', () => {
+    expect(() => handle({}, { resyncPeriod: -1 })).toThrow(RangeError);
+    expect(() => handle({}, { maxPending: 0 })).toThrow(RangeError);
+  });
+
+  describe('with a slow asynchronous handler', () => {
+    // s1 {a@1}; s2, s3: a→2→3; s4 +b.
+    const [t1, t2, t3, t4] = snapshotsOf([
+      replace([obj('a', '1')]),
+      { type: 'Updated', object: obj('a', '2') },
+      { type: 'Updated', object: obj('a', '3') },
+      { type: 'Added', object: obj('b', '1') },
+    ]);
+
+    function gatedHandlers(log: string[], gates: ReturnType<typeof deferred>[]): ResourceHandlers {
+      const recording = recordingHandlers(undefined, log);
+      const gate = (): Promise<void> => {
+        const next = deferred();
+        gates.push(next);
+        return next.promise;
+      };
+      return {
+        onAdd: (o, info) => (recording.onAdd?.(o, info), gate()),
+        onUpdate: (old, o, info) => (recording.onUpdate?.(old, o, info), gate()),
+        onSynced: recording.onSynced,
+      };
+    }
+
+    it('never delays the cache or another handler, and catches up with per-object coalesced changes', async () => {
+      const source = new Subject<Snapshot>();
+      const slowLog: string[] = [];
+      const fastLog: string[] = [];
+      const gates: ReturnType<typeof deferred>[] = [];
+      const cache: Snapshot[] = [];
+      source.subscribe((snapshot) => cache.push(snapshot));
+      const slow = source.pipe(handle(gatedHandlers(slowLog, gates), { scheduler: queueScheduler })).subscribe();
+      const fast = source.pipe(handle(recordingHandlers(undefined, fastLog), { scheduler: queueScheduler })).subscribe();
+
+      for (const snapshot of [t1, t2, t3, t4]) source.next(snapshot);
+      expect(cache).toHaveLength(4);
+      expect(fastLog).toEqual(['add a@1 initial', 'synced', 'update a 1→2', 'update a 2→3', 'add b@1']);
+      expect(slowLog).toEqual(['add a@1 initial']);
+
+      gates[0].resolve();
+      await flushMicrotasks();
+      expect(slowLog).toEqual(['add a@1 initial', 'synced', 'update a 1→3']);
+      gates[1].resolve();
+      await flushMicrotasks();
+      expect(slowLog).toEqual(['add a@1 initial', 'synced', 'update a 1→3', 'add b@1']);
+      slow.unsubscribe();
+      fast.unsubscribe();
+    });
+
+    it('reports a rejected Promise as an error event and goes on', async () => {
+      const source = new Subject<Snapshot>();
+      const events: HandlerEvent[] = [];
+      const seen: string[] = [];
+      const failure = new Error('rejected');
+      const handlers: ResourceHandlers = {
+        onAdd: () => Promise.reject(failure),
+        onUpdate: async (_old, o) => void seen.push(o.metadata.resourceVersion ?? ''),
+      };
+      const subscription = source.pipe(handle(handlers, { scheduler: queueScheduler })).subscribe((event) => events.push(event));
+      source.next(t1);
+      source.next(t2);
+      await flushMicrotasks();
+      expect(events).toEqual([{ type: 'error', error: failure, notification: { type: 'add', key: 'ns/a', object: obj('a', '1'), isInInitialList: true } }, synced]);
+      expect(seen).toEqual(['2']);
+      subscription.unsubscribe();
+    });
+
+    it('bounds its queue: beyond maxPending distinct objects the oldest is dropped and reported', async () => {
+      const source = new Subject<Snapshot>();
+      const log: string[] = [];
+      const gates: ReturnType<typeof deferred>[] = [];
+      const events: HandlerEvent[] = [];
+      const subscription = source.pipe(handle(gatedHandlers(log, gates), { scheduler: queueScheduler, maxPending: 2 })).subscribe((event) => events.push(event));
+      const snapshots = snapshotsOf([
+        replace([obj('a', '1')]),
+        ...['2', '3', '4', '5'].map((rv) => ({ type: 'Updated' as const, object: obj('a', rv) })),
+        ...['b', 'c'].map((name) => ({ type: 'Added' as const, object: obj(name, '1') })),
+      ]);
+      for (const snapshot of snapshots.slice(0, 5)) source.next(snapshot);
+      expect(events).toEqual([]); // four updates of one object take one slot
+
+
+      for (const snapshot of snapshots.slice(5)) source.next(snapshot);
+      expect(events).toHaveLength(1);
+      const [overflow] = events;
+      expect(overflow.type === 'error' && overflow.error).toBeInstanceOf(HandlerQueueOverflowError);
+      expect(overflow.type === 'error' && overflow.notification).toMatchObject({ type: 'update', key: 'ns/a', isResync: false });
+
+      for (let i = 0; i < 4; i++) {
+        gates[i]?.resolve();
+        await flushMicrotasks();
+      }
+      expect(log).toEqual(['add a@1 initial', 'synced', 'add b@1', 'add c@1']);
+      subscription.unsubscribe();
+    });
+  });
+});
+
+// Keeps the fixture type honest: handlers for a narrower object type compile.
+interface Labelled extends KubeObject {
+  readonly spec: { readonly size: number };
+}
+export const typedHandlers: ResourceHandlers<Labelled> = { onAdd: (o) => o.spec.size };
