@@ -7,6 +7,21 @@ import { testCertificates } from './tls';
  * (`process.getBuiltinModule`, which Jest does not intercept) makes it usable inside Jest too.
  */
 export function loadClientNode(): typeof import('@kubernetes/client-node') {
+  try {
+    return requireClientNode();
+  } catch (error) {
+    // client-node 1.x and 2.x are ES modules; Node can require() them only from 20.19 on.
+    if ((error as { code?: unknown }).code === 'ERR_REQUIRE_ESM') {
+      throw new Error(
+        `rx-informer/testing needs Node >= 20.19 to load @kubernetes/client-node (an ES module) from CommonJS; this is Node ${process.version}`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+}
+
+function requireClientNode(): typeof import('@kubernetes/client-node') {
   const getBuiltin = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
   if (typeof getBuiltin === 'function') {
     const nodeModule = getBuiltin('node:module') as typeof import('node:module');
