@@ -35,6 +35,13 @@ export interface InformerFromOptions<T extends KubeObject = KubeObject> {
   readonly backoff?: BackoffConfig;
   /** Items per list page. Default 500. */
   readonly pageSize?: number;
+  /**
+   * Server-side watch timeout, drawn per watch in [min, max) seconds (client-go's spread, so many
+   * informers do not reconnect in step). Default [300, 600). The idle timeout is this plus 5 s.
+   */
+  readonly watchTimeoutSeconds?: { readonly min: number; readonly max: number };
+  /** Bounded wait (ms) for a streaming list's initial-events-end bookmark. Default 60 000. */
+  readonly initialEventsTimeoutMs?: number;
   /** Default resync period (ms) of handlers added with `informer.handle()`. Default 0 (never). */
   readonly resyncPeriod?: number;
 }
@@ -149,6 +156,8 @@ export function informerFrom<T extends KubeObject = KubeObject>(listerWatcher: L
     backoff: options.backoff,
     pageSize: options.pageSize,
     streamingList: options.streamingList,
+    watchTimeoutSeconds: options.watchTimeoutSeconds,
+    initialEventsTimeoutMs: options.initialEventsTimeoutMs,
     onHealth: (report) => health.next(report),
   }).pipe(
     tap((delta) => deltaBus.next(delta)),

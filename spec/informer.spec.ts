@@ -23,6 +23,15 @@ describe('informerFrom', () => {
     subscriptions.forEach((s) => s.unsubscribe());
   });
 
+  it('passes the watch timeout range to every watch it opens', () => {
+    const lw = fakeListerWatcher([pod('a', '1')]);
+    const informer = informerFrom(lw, { scheduler: virtual(), watchTimeoutSeconds: { min: 30, max: 31 } });
+    const subscription = informer.informer$.subscribe();
+    expect(lw.watches).toHaveLength(1);
+    expect(lw.watches[0].timeoutSeconds).toBe(30);
+    subscription.unsubscribe();
+  });
+
   it('stops the watch when the last subscriber leaves, and a later subscription starts fresh', () => {
     const lw = fakeListerWatcher([pod('a', '1')]);
     const informer = informerFrom(lw, { scheduler: virtual() });
