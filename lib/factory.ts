@@ -78,7 +78,13 @@ export interface InformerFactory {
    * The shared informer of a resource in a scope: the same instance for the same (resource,
    * namespace, selectors). Once the factory is started, a new informer starts at once.
    */
+  /**
+   * The shared informer for a resource (typed descriptor, or any group/version/resource) in a
+   * namespace with selectors: the same arguments give the same informer. It runs once `start()`
+   * has been called (at once when made after it).
+   */
   informerFor<T extends KubeObject>(resource: Resource<T>, options?: InformerForOptions<T>): Informer<T>;
+  /** The shared informer for a resource named by group, version and plural, typed as `KubeObject`. */
   informerFor(resource: GroupVersionResource, options?: InformerForOptions): Informer<KubeObject>;
   /** Runs every informer made so far, and those made later. Idempotent. */
   start(): void;

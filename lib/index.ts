@@ -54,12 +54,13 @@ export type { Status, InformerErrorKind, ProtocolProblem, ConfigProblem } from '
 export { reflect, INITIAL_EVENTS_END_ANNOTATION } from './operators/reflect';
 export type { ReflectConfig } from './operators/reflect';
 export { backoff, defaultBackoffConfig } from './operators/backoff';
-export type { BackoffConfig, BackoffOperatorConfig } from './operators/backoff';
+export type { BackoffConfig, BackoffOperatorConfig, ResolvedBackoffConfig } from './operators/backoff';
 export { indexer } from './operators/indexer';
 export type { IndexerConfig } from './operators/indexer';
 export { handle } from './operators/handle';
 export type { ResourceHandlers, HandleOptions, HandlerEvent } from './operators/handle';
 export { HandlerQueueOverflowError } from './operators/handlerQueue';
+export type { HandlerNotification, AddNotification, UpdateNotification, DeleteNotification } from './operators/handlerQueue';
 export { resync, MINIMUM_RESYNC_PERIOD_MS } from './operators/resync';
 export type { ResyncConfig, ResyncTick } from './operators/resync';
 export { ofType } from './operators/ofType';

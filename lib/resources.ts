@@ -59,10 +59,17 @@ export interface Deployment extends KubeObject {
   readonly status?: { readonly replicas?: number; readonly readyReplicas?: number; readonly observedGeneration?: number };
 }
 
+/** core/v1 pods (namespaced). */
 export const pods: Resource<Pod> = defineResource<Pod>({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true });
+/** core/v1 configmaps (namespaced). */
 export const configMaps: Resource<ConfigMap> = defineResource<ConfigMap>({ group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true });
+/** core/v1 secrets (namespaced). Consider a transform that drops `data` if you only need metadata. */
 export const secrets: Resource<Secret> = defineResource<Secret>({ group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true });
+/** core/v1 services (namespaced). */
 export const services: Resource<Service> = defineResource<Service>({ group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true });
+/** core/v1 namespaces (cluster-scoped). */
 export const namespaces: Resource<Namespace> = defineResource<Namespace>({ group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false });
+/** core/v1 nodes (cluster-scoped). */
 export const nodes: Resource<Node> = defineResource<Node>({ group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false });
+/** apps/v1 deployments (namespaced). */
 export const deployments: Resource<Deployment> = defineResource<Deployment>({ group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true });

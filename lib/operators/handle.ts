@@ -16,8 +16,11 @@ export { HandlerQueueOverflowError } from './handlerQueue';
  * next notification is delivered as usual.
  */
 export interface ResourceHandlers<T extends KubeObject = KubeObject> {
+  /** An object entered the cache (`isInInitialList` for the initial list or a late handler's catch-up). */
   onAdd?: (object: T, info: { readonly key: string; readonly isInInitialList: boolean }) => unknown;
+  /** An object changed; `isResync` when this handler's resync timer re-delivers it unchanged. */
   onUpdate?: (oldObject: T, object: T, info: { readonly key: string; readonly isResync: boolean }) => unknown;
+  /** An object left the cache; `finalStateUnknown` when a relist inferred the deletion. */
   onDelete?: (object: T, info: { readonly key: string; readonly finalStateUnknown: boolean }) => unknown;
   /** The handler has processed every object of the initial list (client-go's per-handler HasSynced). */
   onSynced?: () => void;

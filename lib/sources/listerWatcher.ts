@@ -69,6 +69,8 @@ export interface WatchEvent<T extends KubeObject = KubeObject> {
  * Unsubscribing aborts the request.
  */
 export interface ListerWatcher<T extends KubeObject = KubeObject> {
+  /** The pages of one consistent list; completes after the last page. */
   list(options: ListOptions): Observable<ListPage<T>>;
+  /** The events of one watch; completes when the server ends it cleanly. */
   watch(options: WatchOptions): Observable<WatchEvent<T>>;
 }

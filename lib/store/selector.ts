@@ -34,6 +34,7 @@ export interface LabelSelector {
    * such as `__proto__` or `constructor` never reach the prototype.
    */
   matches(labels: Readonly<Record<string, string>> | undefined): boolean;
+  /** The canonical text: requirements sorted by key. */
   toString(): string;
 }
 
@@ -47,6 +48,7 @@ export interface FieldRequirement {
 /** A parsed field selector. A missing field reads as '' (as the API server does). */
 export interface FieldSelector {
   readonly requirements: readonly FieldRequirement[];
+  /** True when every requirement holds; `getField` reads a field path (a missing field reads as ''). */
   matches(getField: (field: string) => string | undefined): boolean;
 }
 

@@ -16,10 +16,13 @@ export interface ListQuery {
 export interface Snapshot<T extends KubeObject = KubeObject> {
   /** The object under a key (`namespace/name`, or `name` when cluster-scoped). */
   get(key: string): T | undefined;
+  /** True when the cache holds an object under the key. */
   has(key: string): boolean;
   /** All objects, or those matching the query. O(n) for a full list or a label selector. */
   list(query?: ListQuery): T[];
+  /** Every key, in no particular order. */
   keys(): IterableIterator<string>;
+  /** Every object, in no particular order. */
   values(): IterableIterator<T>;
   readonly size: number;
   /** Objects whose index `indexName` yields `value`. */

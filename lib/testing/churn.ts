@@ -11,10 +11,15 @@ export type { Random } from './random';
  * methods will do, so the generator can also drive a fake in unit tests.
  */
 export interface ChurnStore {
+  /** Creates an object; the store sets uid, resourceVersion and creationTimestamp. */
   create<T extends KubeObject>(resource: Resource<T>, object: T): T;
+  /** Replaces an object. */
   update<T extends KubeObject>(resource: Resource<T>, object: T): T;
+  /** Deletes an object and returns its last state. */
   delete<T extends KubeObject>(resource: Resource<T>, namespace: string | undefined, name: string): T;
+  /** The object under namespace/name, if any. */
   get<T extends KubeObject>(resource: Resource<T>, namespace: string | undefined, name: string): T | undefined;
+  /** The objects of a resource, in one namespace or all. */
   list<T extends KubeObject>(resource: Resource<T>, namespace?: string): T[];
 }
 

@@ -22,6 +22,7 @@ export interface RequestRecord {
 /** Every request the server answered, in arrival order of their answers. */
 export interface RequestLog {
   readonly entries: readonly RequestRecord[];
+  /** Forgets every entry so far. */
   clear(): void;
 }
 
