@@ -19,6 +19,7 @@ export interface ClusterStore {
   update<T extends KubeObject>(resource: Resource<T>, object: T): T;
   /** Deletes now, or marks `deletionTimestamp` while finalizers remain. @throws ApiStatusError 404 when missing */
   delete<T extends KubeObject>(resource: Resource<T>, namespace: string | undefined, name: string): T;
+  /** The object under namespace/name, or undefined. */
   get<T extends KubeObject>(resource: Resource<T>, namespace: string | undefined, name: string): T | undefined;
   /** Objects sorted by key (namespace/name), as etcd returns them; all namespaces when `namespace` is undefined. */
   list<T extends KubeObject>(resource: Resource<T>, namespace?: string): T[];
@@ -185,7 +186,7 @@ export class ClusterStoreImpl implements ClusterStore {
         ...(old.metadata.deletionTimestamp === undefined ? {} : { deletionTimestamp: old.metadata.deletionTimestamp }),
       },
     } as KubeObject;
-    const entry = storedObject(key, stored);
+    const entry = storedObject(key, stored, existing);
     if (stored.metadata.deletionTimestamp !== undefined && (stored.metadata.finalizers ?? []).length === 0) {
       // The last finalizer is gone from an object being deleted: the update completes the deletion.
       bucket.objects.delete(key);
@@ -213,7 +214,7 @@ export class ClusterStoreImpl implements ClusterStore {
         ...old,
         metadata: { ...old.metadata, resourceVersion: String(rv), deletionTimestamp: timestamp(), deletionGracePeriodSeconds: 0 },
       };
-      const entry = storedObject(key, marked);
+      const entry = storedObject(key, marked, existing);
       bucket.objects.set(key, entry);
       this.record(bucket, rv, 'MODIFIED', ns, entry, existing);
       return marked as unknown as T;
@@ -222,7 +223,7 @@ export class ClusterStoreImpl implements ClusterStore {
     const last = { ...old, metadata: { ...old.metadata, resourceVersion: String(rv) } };
     bucket.objects.delete(key);
     bucket.keysChanged();
-    this.record(bucket, rv, 'DELETED', ns, storedObject(key, last), existing);
+    this.record(bucket, rv, 'DELETED', ns, storedObject(key, last, existing), existing);
     return last as T;
   }
 

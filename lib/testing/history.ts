@@ -1,4 +1,5 @@
 import type { KubeObject } from '../store/object';
+import { stringifyWithBase, type JsonSpans } from './wireJson';
 
 /**
  * The loopback server's watch history: a bounded ring of change events per resource, looked up by
@@ -18,17 +19,36 @@ export interface StoredObject {
    * first use (the benchmark server does); it must then equal what JSON.stringify would give.
    */
   json: string | undefined;
+  /** Where this version's fields sit in `json`, kept until the next version has reused them. */
+  spans: JsonSpans | undefined;
+  /** The version this one replaced, while this one is not serialized yet: its text is reused. */
+  base: StoredObject | undefined;
 }
 
-/** The wire JSON of a stored object, serialized once per version. */
+/** The wire JSON of a stored object, serialized once per version, reusing the previous version's text. */
 export function jsonOf(entry: StoredObject): string {
-  if (entry.json === undefined) entry.json = JSON.stringify(entry.object);
+  if (entry.json === undefined) {
+    const base = entry.base;
+    const reuse = base?.json !== undefined && base.spans !== undefined ? { json: base.json, spans: base.spans } : undefined;
+    const { json, spans } = stringifyWithBase(entry.object, reuse);
+    entry.json = json;
+    entry.spans = spans;
+    // Only this version's successor will read these spans.
+    if (base !== undefined) base.spans = undefined;
+  }
+  entry.base = undefined;
   return entry.json;
 }
 
-/** Wraps an object for storage. */
-export function storedObject(key: string, object: KubeObject): StoredObject {
-  return { key, object, json: undefined };
+/**
+ * Wraps an object for storage; `replaces` is the version it supersedes, whose text its JSON may
+ * reuse. Links are never chained: a version keeps its base only until it is serialized, and only a
+ * serialized version (with spans) becomes a base.
+ */
+export function storedObject(key: string, object: KubeObject, replaces?: StoredObject): StoredObject {
+  if (replaces !== undefined) replaces.base = undefined;
+  const base = replaces?.spans !== undefined ? replaces : undefined;
+  return { key, object, json: undefined, spans: undefined, base };
 }
 
 /** Watch event types the store produces (BOOKMARK and ERROR are the watch handler's). */

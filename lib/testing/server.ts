@@ -6,13 +6,14 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Resource } from '../resource';
 import type { Status } from '../sources/errors';
 import type { KubeObject } from '../store/object';
+import { namespaces } from '../resources';
 import { authenticate, authorize, type DenyRule, type Verb } from './auth';
 import { builtinResources, servedResourceOf, type ServedResource } from './builtinResources';
 import { ClusterStoreImpl, type ClusterStore } from './clusterStore';
 import { FaultQueue, type Fault, type FaultControls } from './faults';
 import { loopbackKubeConfig } from './kubeConfig';
-import { ContinueTokens, serveList, writeListPage } from './listHandler';
 import { jsonOf } from './history';
+import { ContinueTokens, serveList, writeListPage } from './listHandler';
 import { parseListQuery } from './listOptions';
 import { createObject, getObject, parseObjectBody, patchObject, readBody, updateObject } from './objectHandlers';
 import { RequestLogImpl, type RequestLog, type RequestRecord } from './requestLog';
@@ -70,6 +71,21 @@ interface ServerState {
   readonly token: string | undefined;
   readonly deny: readonly DenyRule[];
   readonly bookmarkIntervalMs: number;
+}
+
+/** The namespaces every cluster starts with. */
+const INITIAL_NAMESPACES = ['default', 'kube-system', 'kube-public'] as const;
+
+/** Creates the namespaces a fresh cluster has, shaped as the API server shows them. */
+function seedNamespaces(store: ClusterStoreImpl): void {
+  for (const name of INITIAL_NAMESPACES) {
+    const namespace = {
+      metadata: { name, labels: { 'kubernetes.io/metadata.name': name } },
+      spec: { finalizers: ['kubernetes'] },
+      status: { phase: 'Active' as const },
+    };
+    store.create(namespaces, namespace);
+  }
 }
 
 function verbOf(method: string, target: Extract<Route, { kind: 'resource' }>, watch: boolean): Verb | undefined {
@@ -229,6 +245,7 @@ function internalError(error: unknown): Status {
 /**
  * Starts a loopback Kubernetes API server on 127.0.0.1 that speaks the real list/watch protocol
  * (PROTOCOL.md), with an in-process store, scriptable faults and a request log. Close it when done.
+ * Like a real cluster, a fresh server holds the `default`, `kube-system` and `kube-public` namespaces.
  *
  * ## Example
  * ```ts
@@ -254,6 +271,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     deny: options.deny ?? [],
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
   };
+
+  seedNamespaces(state.store);
 
   const listener = (request: http.IncomingMessage, response: http.ServerResponse): void => {
     request.on('error', () => undefined);

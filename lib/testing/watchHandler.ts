@@ -3,7 +3,7 @@ import { apiVersionOf, type Resource } from '../resource';
 import type { KubeObject } from '../store/object';
 import type { ClusterStoreImpl } from './clusterStore';
 import type { Fault } from './faults';
-import { jsonOf, eventLine, objectLine, watchLine, type StoreEvent, type WireLine } from './history';
+import { eventLine, jsonOf, objectLine, watchLine, type StoreEvent, type WireLine } from './history';
 import { parseResourceVersion, type ListQuery } from './listOptions';
 import { tooOldResourceVersion } from './status';
 import { WatchWriter } from './watchWriter';

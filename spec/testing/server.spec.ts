@@ -18,6 +18,17 @@ afterEach(async () => {
 });
 
 describe('store', () => {
+  it('starts with the default, kube-system and kube-public namespaces, as a real cluster does', async () => {
+    expect(server.store.list(namespaces).map((ns) => [ns.metadata.name, ns.metadata.labels, ns.status?.phase])).toEqual([
+      ['default', { 'kubernetes.io/metadata.name': 'default' }, 'Active'],
+      ['kube-public', { 'kubernetes.io/metadata.name': 'kube-public' }, 'Active'],
+      ['kube-system', { 'kubernetes.io/metadata.name': 'kube-system' }, 'Active'],
+    ]);
+    const listed = (await get(server, '/api/v1/namespaces')).json;
+    expect(listed.items.map((item: { metadata: { name: string } }) => item.metadata.name)).toEqual(['default', 'kube-public', 'kube-system']);
+    expect(listed.metadata.resourceVersion).toBe(server.store.resourceVersion);
+  });
+
   it('sets uid, resourceVersion, creationTimestamp and generation 1 on create, and bumps the counter', () => {
     const before = Number(server.store.resourceVersion);
     const created = server.store.create(pods, { metadata: { name: 'a', namespace: 'ns' } });

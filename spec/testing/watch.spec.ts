@@ -1,14 +1,27 @@
 import { configMaps, pods } from '../../lib/resources';
-import { startApiServer, type ApiServer } from '../../lib/testing/server';
+import { startApiServer, type ApiServer, type ApiServerOptions } from '../../lib/testing/server';
 import { get, openWatch, type WatchStream } from './httpHelpers';
 
 /** Watches over real HTTP: PROTOCOL.md B.5, B.6 and B.8. */
 
 let server: ApiServer;
 const open: WatchStream[] = [];
+/**
+ * The counter before the test's first write: a fresh server has already created its namespaces.
+ * Expectations name resourceVersions relative to it, `rv(2)` being the test's first write.
+ */
+let base = 0;
+
+async function start(options?: ApiServerOptions): Promise<ApiServer> {
+  const started = await startApiServer(options);
+  base = Number(started.store.resourceVersion) - 1;
+  return started;
+}
+
+const rv = (relative: number): string => String(base + relative);
 
 beforeEach(async () => {
-  server = await startApiServer();
+  server = await start();
 });
 
 afterEach(async () => {
@@ -27,8 +40,12 @@ function pod(name: string, labels: Record<string, string> = {}, namespace = 'ns'
   return { metadata: { name, namespace, labels } };
 }
 
+/** `TYPE name@rv` per event, rv relative to the test's start (see {@link rv}); ERROR events show their code. */
 const summary = (stream: WatchStream): string[] =>
-  stream.events.map((e) => `${e.type} ${e.object.metadata?.name ?? ''}@${e.object.metadata?.resourceVersion ?? e.object.code}`.trim());
+  stream.events.map((e) => {
+    const version = e.object.metadata?.resourceVersion;
+    return `${e.type} ${e.object.metadata?.name ?? ''}@${version === undefined ? e.object.code : Number(version) - base}`.trim();
+  });
 
 describe('watch', () => {
   it('answers 200 with chunked application/json and one newline-terminated JSON event per line', async () => {
@@ -85,7 +102,7 @@ describe('watch', () => {
     server.store.create(pods, pod('b'));
     server.store.compact();
     const oldest = server.store.resourceVersion;
-    const stream = await watch('/api/v1/pods?watch=1&resourceVersion=2');
+    const stream = await watch(`/api/v1/pods?watch=1&resourceVersion=${rv(2)}`);
     await stream.untilClosed();
     expect(stream.status).toBe(200);
     expect(stream.outcome).toBe('end');
@@ -97,7 +114,7 @@ describe('watch', () => {
           apiVersion: 'v1',
           metadata: {},
           status: 'Failure',
-          message: `too old resource version: 2 (${oldest})`,
+          message: `too old resource version: ${rv(2)} (${oldest})`,
           reason: 'Expired',
           code: 410,
         },
@@ -107,20 +124,20 @@ describe('watch', () => {
 
   it('expires resourceVersions that fell out of the bounded history window', async () => {
     await server.close();
-    server = await startApiServer({ historyLimit: 3 });
+    server = await start({ historyLimit: 3 });
     for (let i = 0; i < 6; i++) server.store.create(pods, pod(`p${i}`));
     // rv 2..7 were created; the window keeps 5, 6, 7, so watching from 4 works and from 3 does not.
-    const kept = await watch('/api/v1/pods?watch=1&resourceVersion=4');
+    const kept = await watch(`/api/v1/pods?watch=1&resourceVersion=${rv(4)}`);
     await kept.untilLines(3);
     expect(summary(kept)).toEqual(['ADDED p3@5', 'ADDED p4@6', 'ADDED p5@7']);
-    const lost = await watch('/api/v1/pods?watch=1&resourceVersion=3');
+    const lost = await watch(`/api/v1/pods?watch=1&resourceVersion=${rv(3)}`);
     await lost.untilClosed();
-    expect(lost.events[0]!.object.message).toBe('too old resource version: 3 (4)');
+    expect(lost.events[0]!.object.message).toBe(`too old resource version: ${rv(3)} (${rv(4)})`);
   });
 
   it('keeps a separate history per resource, so churn elsewhere does not expire a quiet resource', async () => {
     await server.close();
-    server = await startApiServer({ historyLimit: 2 });
+    server = await start({ historyLimit: 2 });
     server.store.create(pods, pod('a'));
     const from = server.store.resourceVersion;
     for (let i = 0; i < 10; i++) server.store.create(configMaps, { metadata: { name: `c${i}`, namespace: 'ns' } });
@@ -173,13 +190,23 @@ describe('watch', () => {
     expect(summary(stream)).toEqual(['ADDED b@3', 'MODIFIED b@5']);
   });
 
+  it('delivers megabytes of large events complete and in order to a client that reads slower than the server writes', async () => {
+    const big = 'x'.repeat(64 * 1024);
+    server.store.create(configMaps, { metadata: { name: 'big', namespace: 'ns' }, data: { v: '0', big } });
+    const stream = await watch(`/api/v1/configmaps?watch=1&resourceVersion=${server.store.resourceVersion}`);
+    for (let i = 1; i <= 300; i++) server.store.update(configMaps, { metadata: { name: 'big', namespace: 'ns' }, data: { v: String(i), big } });
+    await stream.untilLines(300);
+    expect(stream.events.map((e) => e.object.data.v)).toEqual(Array.from({ length: 300 }, (_, i) => String(i + 1)));
+    expect(stream.events.every((e) => e.object.data.big === big)).toBe(true);
+  });
+
   it('delivers a burst of thousands of events complete and in order', async () => {
     server.store.create(pods, pod('a'));
     const stream = await watch(`/api/v1/pods?watch=1&resourceVersion=${server.store.resourceVersion}`);
     for (let i = 0; i < 3000; i++) server.store.update(pods, pod('a', { i: String(i) }));
     await stream.untilLines(3000);
     const rvs = stream.events.map((e) => Number(e.object.metadata.resourceVersion));
-    expect(rvs).toEqual(Array.from({ length: 3000 }, (_, i) => i + 3));
+    expect(rvs).toEqual(Array.from({ length: 3000 }, (_, i) => base + i + 3));
   });
 
   describe('streaming list (sendInitialEvents)', () => {
@@ -190,7 +217,7 @@ describe('watch', () => {
       await stream.untilLines(3);
       expect(stream.events[2]).toEqual({
         type: 'BOOKMARK',
-        object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: '3', annotations: { 'k8s.io/initial-events-end': 'true' } } },
+        object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: rv(3), annotations: { 'k8s.io/initial-events-end': 'true' } } },
       });
       server.store.create(pods, pod('c'));
       await stream.untilLines(4);
@@ -220,19 +247,19 @@ describe('watch', () => {
   describe('bookmarks and timeouts', () => {
     it('sends periodic bookmarks with only the resourceVersion when allowWatchBookmarks is set', async () => {
       await server.close();
-      server = await startApiServer({ bookmarkIntervalMs: 20 });
+      server = await start({ bookmarkIntervalMs: 20 });
       server.store.create(pods, pod('a'));
       const stream = await watch(`/api/v1/pods?watch=1&allowWatchBookmarks=true&resourceVersion=${server.store.resourceVersion}`);
       await stream.untilLines(2);
       expect(stream.events.slice(0, 2)).toEqual([
-        { type: 'BOOKMARK', object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: '2' } } },
-        { type: 'BOOKMARK', object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: '2' } } },
+        { type: 'BOOKMARK', object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: rv(2) } } },
+        { type: 'BOOKMARK', object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: rv(2) } } },
       ]);
     });
 
     it('never bookmarks below the resourceVersion a watch started from', async () => {
       await server.close();
-      server = await startApiServer({ bookmarkIntervalMs: 10 });
+      server = await start({ bookmarkIntervalMs: 10 });
       const stream = await watch('/api/v1/pods?watch=1&allowWatchBookmarks=true&resourceVersion=50');
       await stream.untilLines(1);
       expect(stream.events[0]!.object.metadata.resourceVersion).toBe('50');
@@ -240,7 +267,7 @@ describe('watch', () => {
 
     it('sends no bookmarks without allowWatchBookmarks', async () => {
       await server.close();
-      server = await startApiServer({ bookmarkIntervalMs: 10 });
+      server = await start({ bookmarkIntervalMs: 10 });
       const stream = await watch(`/api/v1/pods?watch=1&resourceVersion=${server.store.resourceVersion}`);
       const plain = await watch(`/api/v1/pods?watch=1&allowWatchBookmarks=true&resourceVersion=${server.store.resourceVersion}`);
       await plain.untilLines(3);
