@@ -42,6 +42,8 @@ export interface InformerFromOptions<T extends KubeObject = KubeObject> {
   readonly watchTimeoutSeconds?: { readonly min: number; readonly max: number };
   /** Bounded wait (ms) for a streaming list's initial-events-end bookmark. Default 60 000. */
   readonly initialEventsTimeoutMs?: number;
+  /** A list page that takes longer than this (ms) means a dead connection: retry. Default 60 000. */
+  readonly listPageTimeoutMs?: number;
   /** Default resync period (ms) of handlers added with `informer.handle()`. Default 0 (never). */
   readonly resyncPeriod?: number;
 }
@@ -158,6 +160,7 @@ export function informerFrom<T extends KubeObject = KubeObject>(listerWatcher: L
     streamingList: options.streamingList,
     watchTimeoutSeconds: options.watchTimeoutSeconds,
     initialEventsTimeoutMs: options.initialEventsTimeoutMs,
+    listPageTimeoutMs: options.listPageTimeoutMs,
     onHealth: (report) => health.next(report),
   }).pipe(
     tap((delta) => deltaBus.next(delta)),

@@ -25,6 +25,12 @@ export interface ReflectConfig {
   backoff?: BackoffConfig;
   /** Items per list page (`limit`). Default 500. */
   pageSize?: number;
+  /**
+   * A list that delivers no page for this long (ms) is presumed dead (a connection that stopped
+   * without closing), abandoned and retried after backoff. Counted per page, so with `pageSize: 0`
+   * it bounds the whole list. Default 60_000.
+   */
+  listPageTimeoutMs?: number;
   /** List with a streaming list (`sendInitialEvents`), falling back to paged lists. Default false. */
   streamingList?: boolean;
   /** Bounded wait (ms) for a streaming list's initial-events-end bookmark. Default 60_000. */
@@ -109,10 +115,14 @@ type ReflectSettings = ReturnType<typeof resolveReflectConfig>;
 function resolveReflectConfig(config: ReflectConfig) {
   const pageSize = config.pageSize ?? 500;
   const initialEventsTimeoutMs = config.initialEventsTimeoutMs ?? 60_000;
+  const listPageTimeoutMs = config.listPageTimeoutMs ?? 60_000;
   const watchTimeoutSeconds = config.watchTimeoutSeconds ?? { min: 300, max: 600 };
   if (!Number.isInteger(pageSize) || pageSize < 0) throw new RangeError(`reflect pageSize must be an integer >= 0, got ${pageSize}`);
   if (!(initialEventsTimeoutMs > 0 && initialEventsTimeoutMs <= MAX_TIMER_MS)) {
     throw new RangeError(`reflect initialEventsTimeoutMs must be in (0, ${MAX_TIMER_MS}], got ${initialEventsTimeoutMs}`);
+  }
+  if (!(listPageTimeoutMs > 0 && listPageTimeoutMs <= MAX_TIMER_MS)) {
+    throw new RangeError(`reflect listPageTimeoutMs must be in (0, ${MAX_TIMER_MS}], got ${listPageTimeoutMs}`);
   }
   const { min, max } = watchTimeoutSeconds;
   if (!Number.isInteger(min) || !Number.isInteger(max) || min < 1 || max < min || (max + IDLE_GRACE_SECONDS) * 1000 > MAX_TIMER_MS) {
@@ -126,6 +136,7 @@ function resolveReflectConfig(config: ReflectConfig) {
     pageSize,
     streamingList: config.streamingList ?? false,
     initialEventsTimeoutMs,
+    listPageTimeoutMs,
     watchTimeoutSeconds: { min, max },
     logger: config.logger ?? silentLogger,
     onHealth: config.onHealth,
@@ -214,7 +225,12 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
     if (request.kind === 'list') {
       log('debug', 'listing', { resourceVersion: request.resourceVersion, limit: settings.pageSize });
       const options = { resourceVersion: request.resourceVersion, limit: settings.pageSize };
-      sub.add(defer(() => lw.list(options)).subscribe(listObserver(live, fail)));
+      // A list has no server-side timeout: without this, a connection that dies silently mid-list
+      // would leave the informer listing forever.
+      const pageMs = settings.listPageTimeoutMs;
+      const pageWatchdog = idleWatchdog(scheduler, pageMs, () => fail(new IdleTimeoutError(pageMs, 'list')));
+      sub.add(() => pageWatchdog.stop());
+      sub.add(defer(() => lw.list(options)).subscribe(listObserver(live, fail, pageWatchdog.touch)));
       return;
     }
     const timeoutSeconds = drawTimeoutSeconds(settings.watchTimeoutSeconds, settings.random);
@@ -237,12 +253,13 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
     sub.add(defer(() => lw.watch(options)).subscribe(watchObserver(request, live, fail, initialEventsWait, watchdog.touch)));
   };
 
-  const listObserver = (live: () => boolean, fail: (error: unknown) => void): Observer<ListPage<T>> => {
+  const listObserver = (live: () => boolean, fail: (error: unknown) => void, touch: () => void): Observer<ListPage<T>> => {
     let first = true;
     let listedItems = 0;
     return {
       next: (page) => {
         if (!live()) return;
+        touch();
         listedItems += page.items.length;
         subscriber.next({ type: 'Replace', items: page.items, first, last: page.last, resourceVersion: page.resourceVersion });
         first = false;

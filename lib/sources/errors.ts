@@ -119,10 +119,13 @@ export class ConfigError extends InformerError {
 export class IdleTimeoutError extends InformerError {
   readonly kind = 'timeout' as const;
   readonly idleMs: number;
+  /** Which request went quiet. */
+  readonly request: 'watch' | 'list';
 
-  constructor(idleMs: number) {
-    super(`no bytes received on the watch for ${idleMs} ms`);
+  constructor(idleMs: number, request: 'watch' | 'list' = 'watch') {
+    super(request === 'watch' ? `no bytes received on the watch for ${idleMs} ms` : `no list page received for ${idleMs} ms`);
     this.idleMs = idleMs;
+    this.request = request;
   }
 }
 

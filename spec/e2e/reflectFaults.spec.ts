@@ -357,6 +357,31 @@ describe('reflect under every loopback fault', () => {
     }, 15_000);
   });
 
+  describe('a list whose connection dies silently', () => {
+    it('is abandoned after listPageTimeoutMs and retried, not waited on forever', async () => {
+      proxy = await startTcpProxy(server);
+      const frozenProxy = proxy;
+      pods.seed(50);
+      let frozen = false;
+      const p = run({ pageSize: 5, listPageTimeoutMs: 1000 }, {
+        via: frozenProxy,
+        tap: (delta) => {
+          // Page 1 is in: freeze the connection that will carry page 2.
+          if (!frozen && delta.type === 'Replace' && delta.first) {
+            frozen = true;
+            frozenProxy.freezeNextConnection();
+          }
+        },
+      });
+      await converged(p, 10_000);
+      const timedOut = p.health.filter((h) => h.lastError instanceof IdleTimeoutError);
+      expect(timedOut.length).toBeGreaterThanOrEqual(1);
+      expect(timedOut[0]!.lastError).toMatchObject({ request: 'list', idleMs: 1000 });
+      // The abandoned list restarted from its first page at the same version.
+      expect(versionsOf(listStarts(server))).toEqual(['0', '0']);
+    }, 15_000);
+  });
+
   describe('a lost server or connection backs off and re-watches, with no relist storm', () => {
     it('restart(): the watch drops, mutations made meanwhile arrive on the re-watch from the same version', async () => {
       pods.seed(6);

@@ -131,6 +131,19 @@ describe('reflect: re-watch or relist', () => {
     ]);
   });
 
+  it('abandons a list that delivers no page for listPageTimeoutMs and retries it after backoff', () => {
+    const run = simulate(
+      ({ cold }) => ({
+        lists: [() => cold('a', { a: page([p1], '', false, 1) }), () => cold('(a|)', { a: page([p1], '10') })],
+      }),
+      { until: 30_000, config: { listPageTimeoutMs: 5_000, backoff: { jitter: 'none' } } },
+    );
+    expect(describeCalls(run.lw.calls)).toEqual(['list@0 rv=0', 'list@5800 rv=0', 'watch@5800 rv=10']);
+    const timedOut = run.health.find((h) => h.lastError instanceof IdleTimeoutError);
+    expect(timedOut?.lastError).toMatchObject({ request: 'list', idleMs: 5_000 });
+    expect(run.deltas.map((d) => d.delta.type === 'Replace' && d.delta.first)).toEqual([true, true]);
+  });
+
   it('relists once at the last observed resourceVersion after a 410 on the watch, then watches from the new list', () => {
     const run = simulate(
       ({ cold }) => ({
@@ -154,7 +167,8 @@ describe('reflect: re-watch or relist', () => {
         ],
         watches: [() => cold('1s #', {}, expired()), () => cold('1s #', {}, expired())],
       }),
-      { until: 100_000 },
+      // The last list never answers: a page timeout beyond the run keeps it pending.
+      { until: 100_000, config: { listPageTimeoutMs: 200_000 } },
     );
     expect(describeCalls(run.lw.calls)).toEqual([
       'list@0 rv=0',
@@ -173,7 +187,7 @@ describe('reflect: re-watch or relist', () => {
         lists: [() => cold('(a|)', { a: page([], '10') }), () => cold('#', {}, tooLarge)],
         watches: [() => cold('1s a 1s #', { a: bookmark('15') }, expired())],
       }),
-      { until: 100_000 },
+      { until: 100_000, config: { listPageTimeoutMs: 200_000 } }, // the relist at "" never answers
     );
     expect(describeCalls(run.lw.calls)).toEqual(['list@0 rv=0', 'watch@0 rv=10', 'list@2801 rv=15', 'list@5801 rv=']);
   });

@@ -89,7 +89,7 @@ describe('reflect: backoff', () => {
   it('honours Retry-After on a list too', () => {
     const run = simulate(
       ({ cold }) => ({ lists: [() => cold('#', {}, statusError(503, 'ServiceUnavailable', { retryAfterSeconds: 7 }))] }),
-      { until: 100_000 },
+      { until: 100_000, config: { listPageTimeoutMs: 200_000 } }, // the retried list never answers
     );
     expect(run.lw.calls.map((call) => `${call.kind}@${call.at}`)).toEqual(['list@0', 'list@7000']);
   });
