@@ -1,0 +1,43 @@
+/**
+ * Variant b: rx-informer with its default options plus one label index (`app`), and one
+ * `handle()` subscription per handler. Synced means every handler has processed the initial list
+ * (the `'synced'` event), the moment client-node's `start()` also stands for.
+ */
+import type { Subscription } from 'rxjs';
+import { informer } from '../../lib/informer';
+import { pods, type Pod } from '../../lib/resources';
+import { labelIndex, namespaceIndex, NAMESPACE_INDEX, type IndexFunc } from '../../lib/store/indexers';
+import { dropManagedFields } from '../../lib/store/transforms';
+import type { ClientConfig } from '../protocol';
+import { runClient, type ClientUnderTest, type UpdateHandler } from './harness';
+import { loopbackKubeConfig } from './kubeConfig';
+
+function rxInformer(config: ClientConfig, handlers: readonly UpdateHandler[]): ClientUnderTest {
+  const indexers: Record<string, IndexFunc<Pod>> = { [NAMESPACE_INDEX]: namespaceIndex, app: labelIndex('app') };
+  const podInformer = informer(loopbackKubeConfig(config.serverUrl), pods, {
+    indexers,
+    ...(config.dropManagedFields ? { transform: dropManagedFields } : {}),
+  });
+  const subscriptions: Subscription[] = [];
+  return {
+    async start() {
+      // Subscribing to a handle() stream is what adds the handler; the informer starts with the first.
+      const synced = handlers.map(
+        (handler) =>
+          new Promise<void>((resolve, reject) => {
+            const subscription = podInformer.handle({ onUpdate: (_old, pod) => handler(pod) }).subscribe({
+              next: (event) => (event.type === 'synced' ? resolve() : reject(event.error)),
+              error: reject,
+            });
+            subscriptions.push(subscription);
+          }),
+      );
+      await Promise.all(synced);
+    },
+    async stop() {
+      for (const subscription of subscriptions) subscription.unsubscribe();
+    },
+  };
+}
+
+void runClient(rxInformer);

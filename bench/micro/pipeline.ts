@@ -1,0 +1,137 @@
+/**
+ * Micro-benchmark of the client's per-event cost without HTTP: watch lines rendered in memory,
+ * JSON.parse'd, then either kept in one Map (a2) or fed through rx-informer's reflector, indexer
+ * and one handle() subscription (b). One variant per process, so each gets a clean heap:
+ *
+ *   node -r ts-node/register/transpile-only bench/micro/pipeline.ts <a2|b|b-cache> 100000 100000
+ *
+ * (b-cache: the informer's snapshots without a handle() subscription.) Add --cpu-prof before -r
+ * to profile.
+ *
+ * Prints µs per event of wall and CPU time. Used to profile what the full benchmark shows.
+ */
+import { PerformanceObserver } from 'node:perf_hooks';
+import { Observable, of } from 'rxjs';
+import { informerFrom } from '../../lib/informer';
+import { pods as podResource, type Pod } from '../../lib/resources';
+import type { ListerWatcher, ListPage, WatchEvent } from '../../lib/sources/listerWatcher';
+import { labelIndex, namespaceIndex, NAMESPACE_INDEX } from '../../lib/store/indexers';
+import { makePod, seededRandom } from '../../lib/testing/churn';
+
+const [variant = 'b', cachedText = '100000', eventsText = '100000'] = process.argv.slice(2);
+const cached = Number(cachedText);
+const events = Number(eventsText);
+const BATCH = 64;
+
+const random = seededRandom(7);
+const base: Pod[] = [];
+for (let i = 0; i < cached; i++) {
+  const pod = makePod(random, `ns-${i % 10}`, `pod-${i}`);
+  base.push({ ...pod, metadata: { ...pod.metadata, uid: `uid-${i}`, resourceVersion: String(i + 1), annotations: { seq: '0' } } });
+}
+/** Each pod's JSON cut around its resourceVersion and sequence annotation. */
+const templates = base.map((pod) => JSON.stringify(pod).split(/"resourceVersion":"\d+"|"seq":"0"/));
+const line = (event: number): string => {
+  const parts = templates[event % cached]!;
+  return `${parts[0]}"resourceVersion":"${cached + event + 1}"${parts[1]}"seq":"${event + 1}"${parts[2]}`;
+};
+const listPage: ListPage<Pod> = { items: base.map((pod) => JSON.parse(JSON.stringify(pod)) as Pod), resourceVersion: String(cached), last: true, remainingItemCount: undefined };
+base.length = 0;
+
+/** Emits the events in batches of 64 per macrotask, as a socket delivers them. */
+function feed(emit: (text: string) => void, done: () => void): void {
+  let next = 0;
+  const turn = (): void => {
+    for (let i = 0; i < BATCH && next < events; i++) emit(line(next++));
+    if (next < events) setImmediate(turn);
+    else done();
+  };
+  turn();
+}
+
+let gcMs = 0;
+let gcCount = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gcMs += entry.duration;
+    gcCount++;
+  }
+}).observe({ entryTypes: ['gc'] });
+
+function report(started: number, cpu: NodeJS.CpuUsage): void {
+  const wall = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  const cpuMs = (used.user + used.system) / 1000;
+  process.stdout.write(`${variant} cached=${cached} events=${events}: wall ${((wall * 1000) / events).toFixed(1)} µs/event, cpu ${((cpuMs * 1000) / events).toFixed(1)} µs/event, gc pauses ${((gcMs * 1000) / events).toFixed(1)} µs/event (${gcCount}), ${Math.round((events * 1000) / wall)} events/s\n`);
+}
+
+async function runMap(): Promise<void> {
+  const map = new Map<string, Pod>();
+  for (const pod of listPage.items) map.set(`${pod.metadata.namespace}/${pod.metadata.name}`, pod);
+  let seen = 0;
+  gcMs = 0;
+  gcCount = 0;
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  await new Promise<void>((resolve) =>
+    feed(
+      (text) => {
+        const event = JSON.parse(text) as Pod;
+        map.set(`${event.metadata.namespace}/${event.metadata.name}`, event);
+        seen = Number(event.metadata.annotations?.['seq']);
+      },
+      resolve,
+    ),
+  );
+  report(started, cpu);
+  if (seen !== events) throw new Error('lost events');
+}
+
+async function runInformer(): Promise<void> {
+  let startWatch: (() => void) | undefined;
+  const listerWatcher: ListerWatcher<Pod> = {
+    list: () => of(listPage),
+    watch: () =>
+      new Observable<WatchEvent<Pod>>((subscriber) => {
+        startWatch = () => feed((text) => subscriber.next({ type: 'MODIFIED', object: JSON.parse(text) as Pod }), () => undefined);
+      }),
+  };
+  const informer = informerFrom(listerWatcher, { indexers: { [NAMESPACE_INDEX]: namespaceIndex, app: labelIndex('app') } });
+  let finish: () => void = () => undefined;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  let synced: () => void = () => undefined;
+  const isSynced = new Promise<void>((resolve) => (synced = resolve));
+  if (variant === 'b-cache') {
+    // The cache alone: snapshots, no handler queue.
+    informer.informer$.subscribe((snapshot) => {
+      if (snapshot.synced) synced();
+      for (const change of snapshot.changes) if (change.type === 'update' && Number(change.object.metadata.annotations?.['seq']) === events) finish();
+    });
+  } else {
+    informer
+      .handle({
+        onUpdate: (_old, pod) => {
+          if (Number(pod.metadata.annotations?.['seq']) === events) finish();
+        },
+      })
+      .subscribe((event) => event.type === 'synced' && synced());
+  }
+  await isSynced;
+  while (startWatch === undefined) await new Promise((resolve) => setImmediate(resolve));
+  gcMs = 0;
+  gcCount = 0;
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  startWatch();
+  await finished;
+  report(started, cpu);
+}
+
+(variant === 'a2' ? runMap() : runInformer()).then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${String(error)}\n`);
+    process.exit(1);
+  },
+);
+void podResource;

@@ -1,0 +1,282 @@
+/**
+ * The benchmark orchestrator: `npm run bench` (full, a few minutes) and `npm run bench:quick`
+ * (under a minute). It forks the server process once and a fresh client process per measurement,
+ * interleaving the variants (a1, a2, b, c, a1, a2, b, c, …) under both GC settings, then writes
+ * bench/results/*.json and regenerates the table of docs/PERFORMANCE.md (full run only, unless
+ * --write-docs is given).
+ *
+ * Options: --quick, --reps N, --events N (throughput phase), --gc default,semi64, --merge (keep
+ * the runs of the previous results file that this run does not repeat), --only a1,b (variants), --sizes 1000,10000 (populations),
+ * --write-docs, --no-docs.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildForBench } from './build';
+import type { ClientCommand, ClientConfig, ClientMessage, ClientPlan, ClientResult, ServerCommand, ServerMessage, VariantName } from './protocol';
+import { writeReport, type GcSetting, type Job, type Machine, type Profile, type RunRecord } from './report';
+
+const GC_FLAGS: Readonly<Record<GcSetting, readonly string[]>> = {
+  default: [],
+  semi64: ['--max-semi-space-size=64'],
+};
+/** Every client may grow to 8 GB of old space, so that the 100k-object runs measure rather than crash. */
+const CLIENT_FLAGS = ['--expose-gc', '--max-old-space-size=8192'];
+/** Extra flags for the clients, e.g. BENCH_CLIENT_FLAGS="--cpu-prof --cpu-prof-dir=bench/results/tmp/prof". */
+const EXTRA_CLIENT_FLAGS = (process.env['BENCH_CLIENT_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
+const SERVER_FLAGS = ['--expose-gc', '--max-old-space-size=12288'];
+const ALL_VARIANTS: readonly VariantName[] = ['a1', 'a2', 'b', 'c'];
+
+const FULL: Profile = {
+  name: 'full',
+  reps: 3,
+  gcSettings: ['default', 'semi64'],
+  secondaryGcSettings: ['default', 'semi64'],
+  syncSizes: [1_000, 10_000, 100_000],
+  throughputCaches: [1_000, 100_000],
+  throughputEvents: 100_000,
+  latencyEvents: 2_000,
+  latencyRate: 1_000,
+  relistSize: 100_000,
+  transformSize: 10_000,
+  fanout: { cache: 1_000, events: 20_000, handlers: [10, 100] },
+  jobTimeoutMs: 900_000,
+};
+
+const QUICK: Profile = {
+  name: 'quick',
+  reps: 1,
+  gcSettings: ['default', 'semi64'],
+  secondaryGcSettings: ['default'],
+  syncSizes: [1_000, 4_000],
+  throughputCaches: [1_000, 4_000],
+  throughputEvents: 4_000,
+  latencyEvents: 500,
+  latencyRate: 1_000,
+  relistSize: 4_000,
+  transformSize: 4_000,
+  fanout: { cache: 1_000, events: 5_000, handlers: [10] },
+  jobTimeoutMs: 60_000,
+};
+
+interface Arguments {
+  readonly profile: Profile;
+  readonly variants: readonly VariantName[];
+  readonly writeDocs: boolean;
+  /** Only these server populations (debugging). */
+  readonly sizes: readonly number[] | undefined;
+  /** Keep the runs of the previous results file that this run does not repeat. */
+  readonly merge: boolean;
+  /** A run narrowed by --sizes, --only, --gc or --events writes `<profile>-partial.*` unless it merges. */
+  readonly fileName: string;
+}
+
+function parseArguments(argv: readonly string[]): Arguments {
+  const valueOf = (flag: string): string | undefined => {
+    const index = argv.indexOf(flag);
+    return index === -1 ? undefined : argv[index + 1];
+  };
+  const base = argv.includes('--quick') ? QUICK : FULL;
+  const reps = valueOf('--reps');
+  const events = valueOf('--events');
+  const profile: Profile = { ...base, ...(reps === undefined ? {} : { reps: Number(reps) }), ...(events === undefined ? {} : { throughputEvents: Number(events) }) };
+  const only = valueOf('--only');
+  const variants = only === undefined ? ALL_VARIANTS : ALL_VARIANTS.filter((v) => only.split(',').includes(v));
+  const writeDocs = argv.includes('--no-docs') ? false : argv.includes('--write-docs') || profile.name === 'full';
+  const sizes = valueOf('--sizes')?.split(',').map(Number);
+  const gc = valueOf('--gc')?.split(',') as GcSetting[] | undefined;
+  const withGc = gc === undefined ? profile : { ...profile, gcSettings: profile.gcSettings.filter((g) => gc.includes(g)), secondaryGcSettings: profile.secondaryGcSettings.filter((g) => gc.includes(g)) };
+  const merge = argv.includes('--merge');
+  const narrowed = ['--sizes', '--only', '--gc', '--events'].some((flag) => argv.includes(flag));
+  const fileName = narrowed && !merge ? `${profile.name}-partial` : profile.name;
+  return { profile: withGc, variants, writeDocs: writeDocs && (merge || !narrowed), sizes, merge, fileName };
+}
+
+/** The measurements of one server population, in the order they run within a repetition. */
+function jobsFor(pods: number, profile: Profile, gc: GcSetting, variants: readonly VariantName[]): Job[][] {
+  const groups: Job[][] = [];
+  const isThroughputCache = profile.throughputCaches.includes(pods);
+  if (profile.syncSizes.includes(pods) || isThroughputCache || pods === profile.relistSize) {
+    const plan: ClientPlan = {
+      heap: true,
+      throughputEvents: isThroughputCache ? profile.throughputEvents : 0,
+      latencyEvents: isThroughputCache ? profile.latencyEvents : 0,
+      latencyRate: profile.latencyRate,
+      relist: pods === profile.relistSize,
+    };
+    groups.push(variants.map((variant) => ({ kind: 'main', pods, variant, gc, handlers: 1, dropManagedFields: false, plan })));
+  }
+  const secondary = profile.secondaryGcSettings.includes(gc);
+  if (pods === profile.transformSize && secondary) {
+    const plan: ClientPlan = { heap: true, throughputEvents: 0, latencyEvents: 0, latencyRate: 0, relist: false };
+    const transformable = variants.filter((v) => v === 'a2' || v === 'b');
+    groups.push(transformable.map((variant) => ({ kind: 'transform', pods, variant, gc, handlers: 1, dropManagedFields: true, plan })));
+  }
+  if (pods === profile.fanout.cache && secondary) {
+    const plan: ClientPlan = { heap: false, throughputEvents: profile.fanout.events, latencyEvents: 0, latencyRate: 0, relist: false };
+    for (const handlers of profile.fanout.handlers) {
+      groups.push(variants.map((variant) => ({ kind: 'fanout', pods, variant, gc, handlers, dropManagedFields: false, plan })));
+    }
+  }
+  return groups;
+}
+
+/** The server child and its replies. */
+class ServerProcess {
+  private readonly child: ChildProcess;
+  private readonly waiting: ((message: ServerMessage) => void)[] = [];
+  /** Where `reply` messages go: the running client. */
+  client: ChildProcess | undefined;
+
+  constructor(buildDir: string) {
+    this.child = fork(path.join(buildDir, 'bench', 'server.js'), [], { execArgv: SERVER_FLAGS, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child.on('message', (message: ServerMessage) => {
+      if (message.type === 'reply') {
+        const command: ClientCommand = { type: 'reply', reply: message.reply };
+        this.client?.send(command);
+      } else if (message.type === 'failed') {
+        process.stderr.write(`server failed: ${message.message}\n`);
+        this.waiting.shift()?.(message);
+      } else {
+        this.waiting.shift()?.(message);
+      }
+    });
+  }
+
+  request(command: ServerCommand): Promise<ServerMessage> {
+    return new Promise<ServerMessage>((resolve) => {
+      this.waiting.push(resolve);
+      this.child.send(command);
+    });
+  }
+
+  relay(command: ServerCommand): void {
+    this.child.send(command);
+  }
+
+  async shutdown(): Promise<void> {
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.send({ type: 'shutdown' } satisfies ServerCommand);
+    await exited;
+  }
+}
+
+async function runJob(server: ServerProcess, buildDir: string, url: string, job: Job, timeoutMs: number): Promise<{ result?: ClientResult; error?: string }> {
+  const { plan } = job;
+  await server.request({ type: 'arm', closeWatchAfterEvents: plan.relist ? plan.throughputEvents + plan.latencyEvents + 1 : undefined });
+  const config: ClientConfig = { variant: job.variant, serverUrl: url, pods: job.pods, dropManagedFields: job.dropManagedFields, handlers: job.handlers, plan };
+  const child = fork(path.join(buildDir, 'bench', 'clients', `${job.variant}.js`), [JSON.stringify(config)], {
+    execArgv: [...CLIENT_FLAGS, ...GC_FLAGS[job.gc], ...EXTRA_CLIENT_FLAGS],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  server.client = child;
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (outcome: { result?: ClientResult; error?: string }): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      server.client = undefined;
+      // A client that reported exits by itself (writing its --cpu-prof profile); one that hangs is killed.
+      if (child.exitCode !== null) return resolve(outcome);
+      const killer = setTimeout(() => child.kill('SIGKILL'), outcome.result === undefined ? 0 : 10_000);
+      child.once('exit', () => {
+        clearTimeout(killer);
+        resolve(outcome);
+      });
+    };
+    const timer = setTimeout(() => settle({ error: `timed out after ${timeoutMs} ms` }), timeoutMs);
+    child.on('message', (message: ClientMessage) => {
+      if (message.type === 'server') server.relay({ type: 'client', request: message.request });
+      else if (message.type === 'result') settle({ result: message.result });
+      else settle({ error: message.message });
+    });
+    child.on('exit', (code, signal) => settle({ error: `client exited (${signal ?? code}) before reporting` }));
+  });
+}
+
+function describe(job: Job): string {
+  const extra = job.kind === 'fanout' ? ` ×${job.handlers} handlers` : job.kind === 'transform' ? ' -managedFields' : '';
+  return `${job.kind} N=${job.pods} ${job.variant} gc=${job.gc}${extra}`;
+}
+
+async function main(): Promise<void> {
+  const { profile, variants, writeDocs, sizes, merge, fileName } = parseArguments(process.argv.slice(2));
+  const started = Date.now();
+  const loadAverageAtStart = os.loadavg();
+  if (Number(process.versions.node.split('.')[0]) < 22) {
+    throw new Error(`client-node 2.x needs Node ≥ 22.19; this is ${process.version}. Run through npm (node_modules/.bin/node).`);
+  }
+  const buildDir = buildForBench();
+  const server = new ServerProcess(buildDir);
+  const runs: RunRecord[] = merge ? previousRuns(profile, variants, sizes) : [];
+  const populations = [...new Set([...profile.syncSizes, ...profile.throughputCaches, profile.relistSize, profile.transformSize, profile.fanout.cache])]
+    .filter((n) => sizes === undefined || sizes.includes(n))
+    // Largest first: the targets are mostly about it, and results are written as the run goes.
+    .sort((a, b) => b - a);
+  let podJsonBytes = 0;
+  try {
+    for (const pods of populations) {
+      const ready = await server.request({ type: 'setup', pods });
+      if (ready.type !== 'ready') throw new Error(`server setup failed: ${ready.type === 'failed' ? ready.message : ready.type}`);
+      podJsonBytes = ready.podJsonBytes;
+      process.stdout.write(`server: ${pods} pods of ~${Math.round(ready.podJsonBytes)} B JSON at ${ready.url}${ready.preSerialized ? ', updates pre-serialised' : ''}\n`);
+      for (let rep = 0; rep < profile.reps; rep++) {
+        for (const gc of profile.gcSettings) {
+          for (const group of jobsFor(pods, profile, gc, variants)) {
+            for (const job of group) {
+              const jobStarted = Date.now();
+              const outcome = await runJob(server, buildDir, ready.url, job, profile.jobTimeoutMs);
+              const wallMs = Date.now() - jobStarted;
+              runs.push({ job, rep, wallMs, ...outcome });
+              process.stdout.write(`  ${describe(job)} rep ${rep + 1}: ${outcome.error === undefined ? summarize(outcome.result!) : `FAILED ${outcome.error.split('\n')[0]}`} (${(wallMs / 1000).toFixed(1)} s)\n`);
+              // Results so far are written after every job, so an interrupted run still leaves them.
+              writeReport({ profile, runs, machine: machineInfo(loadAverageAtStart), podJsonBytes, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, complete: false }, { writeDocs, fileName });
+            }
+          }
+        }
+      }
+    }
+  } finally {
+    await server.shutdown();
+  }
+  const written = writeReport({ profile, runs, machine: machineInfo(loadAverageAtStart), podJsonBytes, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, complete: true }, { writeDocs, fileName });
+  process.stdout.write(`\n${written.summary}\nwrote ${written.files.join(', ')} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+}
+
+/** The previous runs of this profile, minus the jobs this run measures again. */
+function previousRuns(profile: Profile, variants: readonly VariantName[], sizes: readonly number[] | undefined): RunRecord[] {
+  const file = path.join(__dirname, 'results', `${profile.name}.json`);
+  if (!fs.existsSync(file)) return [];
+  const previous = (JSON.parse(fs.readFileSync(file, 'utf8')) as { runs: RunRecord[] }).runs;
+  const repeated = (job: Job): boolean =>
+    variants.includes(job.variant) && profile.gcSettings.includes(job.gc) && (sizes === undefined || sizes.includes(job.pods));
+  return previous.filter((run) => !repeated(run.job));
+}
+
+function machineInfo(loadAverageAtStart: readonly number[]): Machine {
+  return {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    totalMemoryBytes: os.totalmem(),
+    platform: `${os.platform()} ${os.release()}`,
+    node: process.version,
+    loadAverageAtStart,
+    loadAverageAtEnd: os.loadavg(),
+  };
+}
+
+function summarize(result: ClientResult): string {
+  const parts = [`sync ${result.sync.syncMs.toFixed(0)} ms (cpu ${result.sync.cpuMs.toFixed(0)}), rss ${(result.sync.peakRssBytes / 2 ** 20).toFixed(0)} MiB, stall ${result.sync.maxStallMs.toFixed(0)} ms`];
+  if (result.heapBytesPerObject !== undefined) parts.push(`heap ${(result.heapBytesPerObject / 1024).toFixed(1)} KiB/obj`);
+  if (result.throughput !== undefined) parts.push(`${result.throughput.eventsPerSecond.toFixed(0)} ev/s (${result.throughput.cpuMicrosPerEvent.toFixed(0)} µs cpu/event, cpu ${(result.throughput.cpuShare * 100).toFixed(0)}%, ${result.throughput.delivered} delivered, server ${result.throughput.serverEventsPerSecond.toFixed(0)})`);
+  if (result.latency !== undefined) parts.push(`p50 ${result.latency.p50Ms?.toFixed(2)} p99 ${result.latency.p99Ms?.toFixed(2)} ms`);
+  if (result.relist !== undefined) parts.push(`relist ${result.relist.relistMs.toFixed(0)} ms (${result.relist.listRequests} lists), rss ${(result.relist.peakRssBytes / 2 ** 20).toFixed(0)} MiB`);
+  return parts.join('; ');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
