@@ -4,6 +4,7 @@
  */
 import { configMaps, defineResource, deployments, namespaces, parseFieldSelector, parseLabelSelector, pods, SelectorSyntaxError, type KubeObject, type Resource } from '../lib';
 import { widgets } from '../lib/testing';
+import { argvParser } from '../lib/testing/argv';
 
 /** What the demo was asked to do, every default filled in. */
 export interface DemoOptions {
@@ -122,21 +123,11 @@ const VALUE_FLAGS = [
   'refresh',
 ] as const;
 type ValueFlag = (typeof VALUE_FLAGS)[number];
-const VALUE_FLAG_SET: ReadonlySet<string> = new Set(VALUE_FLAGS);
-const SWITCHES: ReadonlySet<string> = new Set(['no-tty', 'help']);
+const args = argvParser({ switches: ['no-tty', 'help'], valueFlags: VALUE_FLAGS, error: DemoArgsError });
 
 /** A DNS-1123 label or subdomain, as Kubernetes names namespaces, groups and plurals. */
 const DNS_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 const VERSION = /^v\d+((alpha|beta)\d+)?$/;
-
-function number(flag: string, text: string, { integer, min, max }: { integer: boolean; min: number; max?: number }): number {
-  const value = Number(text);
-  const kind = integer ? 'an integer' : 'a number';
-  if (text.trim() === '' || !Number.isFinite(value) || (integer && !Number.isInteger(value)) || value < min || (max !== undefined && value > max)) {
-    throw new DemoArgsError(`--${flag} expects ${kind} ${max === undefined ? `>= ${min}` : `from ${min} to ${max}`}, got "${text}"`);
-  }
-  return value;
-}
 
 function nonEmpty(flag: string, text: string, what: string): string {
   if (text.trim() === '') throw new DemoArgsError(`--${flag} expects ${what}`);
@@ -197,25 +188,25 @@ function assign(options: Mutable<DemoOptions>, flag: ValueFlag, value: string): 
       options.external = true;
       return;
     case 'pods':
-      options.pods = number(flag, value, { integer: true, min: 0 });
+      options.pods = args.number(flag, value, { integer: true, min: 0 });
       return;
     case 'namespaces':
-      options.namespaces = number(flag, value, { integer: true, min: 1 });
+      options.namespaces = args.number(flag, value, { integer: true, min: 1 });
       return;
     case 'churn':
-      options.churn = number(flag, value, { integer: false, min: 0 });
+      options.churn = args.number(flag, value, { integer: false, min: 0 });
       return;
     case 'seed':
-      options.seed = number(flag, value, { integer: true, min: 0, max: 2 ** 32 - 1 });
+      options.seed = args.number(flag, value, { integer: true, min: 0, max: 2 ** 32 - 1 });
       return;
     case 'page-size':
-      options.pageSize = number(flag, value, { integer: true, min: 1 });
+      options.pageSize = args.number(flag, value, { integer: true, min: 1 });
       return;
     case 'duration':
-      options.durationSeconds = number(flag, value, { integer: false, min: 0 });
+      options.durationSeconds = args.number(flag, value, { integer: false, min: 0 });
       return;
     case 'refresh':
-      options.refreshMs = number(flag, value, { integer: true, min: 50 });
+      options.refreshMs = args.number(flag, value, { integer: true, min: 50 });
       return;
   }
 }
@@ -233,27 +224,10 @@ function assign(options: Mutable<DemoOptions>, flag: ValueFlag, value: string): 
  */
 export function parseDemoArgs(argv: readonly string[]): DemoCommand {
   const options: Mutable<DemoOptions> = { ...DEFAULTS };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (!arg.startsWith('--')) throw new DemoArgsError(`unexpected argument "${arg}" (see --help)`);
-    const equals = arg.indexOf('=');
-    const flag = equals === -1 ? arg.slice(2) : arg.slice(2, equals);
-    if (SWITCHES.has(flag)) {
-      if (equals !== -1) throw new DemoArgsError(`--${flag} takes no value`);
-      if (flag === 'help') return { kind: 'help' };
-      options.redraw = false;
-      continue;
-    }
-    if (!VALUE_FLAG_SET.has(flag)) throw new DemoArgsError(`unknown option --${flag} (see --help)`);
-    let value: string;
-    if (equals !== -1) value = arg.slice(equals + 1);
-    else {
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) throw new DemoArgsError(`--${flag} expects a value`);
-      value = next;
-      i++;
-    }
-    assign(options, flag as ValueFlag, value);
+  for (const flag of args.flags(argv)) {
+    if (flag.kind === 'value') assign(options, flag.flag, flag.value);
+    else if (flag.flag === 'help') return { kind: 'help' };
+    else options.redraw = false; // --no-tty
   }
   return { kind: 'run', options };
 }

@@ -1,8 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { defer, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
-import { informer, informerName, type Informer } from './informer';
-import { silentLogger, type Logger } from './logger';
-import type { BackoffConfig } from './operators/backoff';
+import { defer, type Observable, type Subscription } from 'rxjs';
+import { informer, informerName, type Informer, type InformerFromOptions } from './informer';
+import { silentLogger } from './logger';
 import { defineResource, type Resource } from './resource';
 import type { IndexFunc } from './store/indexers';
 import type { KubeObject } from './store/object';
@@ -27,8 +26,14 @@ export interface ListSelectors {
   readonly fieldSelector?: string;
 }
 
-/** Options of {@link informerFactory}; every informer it makes shares them. All optional. */
-export interface InformerFactoryOptions {
+/**
+ * Options of {@link informerFactory}; every informer it makes shares them. All optional. The
+ * options passed straight through to each informer are {@link InformerFromOptions}' own, so that
+ * their documentation and defaults live in one place. `logger` also gets the factory's own line
+ * when an informer stops on an error.
+ */
+export interface InformerFactoryOptions
+  extends Pick<InformerFromOptions, 'freeze' | 'streamingList' | 'scheduler' | 'logger' | 'backoff' | 'pageSize'> {
   /** Watch one namespace (client-go's WithNamespace). Default: all. */
   readonly namespace?: string;
   /** Default resync period (ms) of handlers added with `informer.handle()`. Default 0 (never); minimum 1000. */
@@ -37,18 +42,6 @@ export interface InformerFactoryOptions {
   readonly tweakListOptions?: (selectors: ListSelectors) => ListSelectors;
   /** Runs once per object before it is cached by any informer, e.g. `dropManagedFields`. */
   readonly transform?: <T extends KubeObject>(object: T) => T;
-  /** Deep-freeze cached objects. Default false. */
-  readonly freeze?: boolean;
-  /** List with streaming lists (`sendInitialEvents`), falling back to paged lists. Default false. */
-  readonly streamingList?: boolean;
-  /** Runs every timer of every informer. Default `asyncScheduler`. */
-  readonly scheduler?: SchedulerLike;
-  /** Where log lines go (pino-compatible); each line names its informer. Default silent. */
-  readonly logger?: Logger;
-  /** Retry delays. Default: 800 ms doubling to 30 s, full jitter, reset after 2 min healthy. */
-  readonly backoff?: BackoffConfig;
-  /** Items per list page. Default 500. */
-  readonly pageSize?: number;
 }
 
 /** Options of one `informerFor` call. */

@@ -2,6 +2,7 @@
  * Command-line parsing for `rx-informer-apiserver`, kept apart from the command so that it can be
  * tested without starting anything.
  */
+import { argvParser } from './argv';
 
 /** What the command was asked to do, every default filled in. */
 export interface CliOptions {
@@ -79,23 +80,14 @@ const DEFAULTS: CliOptions = {
 };
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-type ValueFlag = 'port' | 'host' | 'token' | 'pods' | 'namespaces' | 'churn' | 'seed' | 'kubeconfig-out' | 'duration';
-const VALUE_FLAGS: ReadonlySet<string> = new Set<ValueFlag>(['port', 'host', 'token', 'pods', 'namespaces', 'churn', 'seed', 'kubeconfig-out', 'duration']);
-const SWITCHES: ReadonlySet<string> = new Set(['tls', 'watch', 'help', 'no-managed-fields']);
-
-function number(flag: string, text: string, { integer, min, max }: { integer: boolean; min: number; max?: number }): number {
-  const value = Number(text);
-  const kind = integer ? 'an integer' : 'a number';
-  if (text.trim() === '' || !Number.isFinite(value) || (integer && !Number.isInteger(value)) || value < min || (max !== undefined && value > max)) {
-    throw new CliArgsError(`--${flag} expects ${kind} ${max === undefined ? `>= ${min}` : `from ${min} to ${max}`}, got "${text}"`);
-  }
-  return value;
-}
+const VALUE_FLAGS = ['port', 'host', 'token', 'pods', 'namespaces', 'churn', 'seed', 'kubeconfig-out', 'duration'] as const;
+type ValueFlag = (typeof VALUE_FLAGS)[number];
+const args = argvParser({ switches: ['tls', 'watch', 'help', 'no-managed-fields'], valueFlags: VALUE_FLAGS, error: CliArgsError });
 
 function assign(options: Mutable<CliOptions>, flag: ValueFlag, value: string): void {
   switch (flag) {
     case 'port':
-      options.port = number(flag, value, { integer: true, min: 0, max: 65535 });
+      options.port = args.number(flag, value, { integer: true, min: 0, max: 65535 });
       return;
     case 'host':
       if (value === '') throw new CliArgsError('--host expects a host name or address');
@@ -106,23 +98,23 @@ function assign(options: Mutable<CliOptions>, flag: ValueFlag, value: string): v
       options.token = value;
       return;
     case 'pods':
-      options.pods = number(flag, value, { integer: true, min: 0 });
+      options.pods = args.number(flag, value, { integer: true, min: 0 });
       return;
     case 'namespaces':
-      options.namespaces = number(flag, value, { integer: true, min: 1 });
+      options.namespaces = args.number(flag, value, { integer: true, min: 1 });
       return;
     case 'churn':
-      options.churn = number(flag, value, { integer: false, min: 0 });
+      options.churn = args.number(flag, value, { integer: false, min: 0 });
       return;
     case 'seed':
-      options.seed = number(flag, value, { integer: true, min: 0, max: 2 ** 32 - 1 });
+      options.seed = args.number(flag, value, { integer: true, min: 0, max: 2 ** 32 - 1 });
       return;
     case 'kubeconfig-out':
       if (value === '') throw new CliArgsError('--kubeconfig-out expects a file path');
       options.kubeconfigOut = value;
       return;
     case 'duration':
-      options.durationSeconds = number(flag, value, { integer: false, min: 0 });
+      options.durationSeconds = args.number(flag, value, { integer: false, min: 0 });
       return;
   }
 }
@@ -140,29 +132,12 @@ function assign(options: Mutable<CliOptions>, flag: ValueFlag, value: string): v
  */
 export function parseCliArgs(argv: readonly string[]): CliCommand {
   const options: Mutable<CliOptions> = { ...DEFAULTS };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (!arg.startsWith('--')) throw new CliArgsError(`unexpected argument "${arg}" (see --help)`);
-    const equals = arg.indexOf('=');
-    const flag = equals === -1 ? arg.slice(2) : arg.slice(2, equals);
-    if (SWITCHES.has(flag)) {
-      if (equals !== -1) throw new CliArgsError(`--${flag} takes no value`);
-      if (flag === 'help') return { kind: 'help' };
-      if (flag === 'tls') options.tls = true;
-      else if (flag === 'watch') options.watch = true;
-      else options.managedFields = false;
-      continue;
-    }
-    if (!VALUE_FLAGS.has(flag)) throw new CliArgsError(`unknown option --${flag} (see --help)`);
-    let value: string;
-    if (equals !== -1) value = arg.slice(equals + 1);
-    else {
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) throw new CliArgsError(`--${flag} expects a value`);
-      value = next;
-      i++;
-    }
-    assign(options, flag as ValueFlag, value);
+  for (const flag of args.flags(argv)) {
+    if (flag.kind === 'value') assign(options, flag.flag, flag.value);
+    else if (flag.flag === 'help') return { kind: 'help' };
+    else if (flag.flag === 'tls') options.tls = true;
+    else if (flag.flag === 'watch') options.watch = true;
+    else options.managedFields = false; // --no-managed-fields
   }
   return { kind: 'run', options };
 }
