@@ -17,6 +17,17 @@ const [s1, s2, s3, s4, s5, s6] = snapshotsOf([
 ]);
 
 describe('handle', () => {
+  it('on the real clock, delivers in the next event-loop turn instead of waiting for a timer', async () => {
+    const source = new Subject<Snapshot>();
+    const added: string[] = [];
+    const subscription = source.pipe(handle({ onAdd: (object) => void added.push(object.metadata.name) })).subscribe();
+    source.next(s1!);
+    // One setImmediate later: a setImmediate turn has run; an asyncScheduler timer (>= 1 ms) has not.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(added.sort()).toEqual(['a', 'b']);
+    subscription.unsubscribe();
+  });
+
   it('delivers the first snapshot as initial adds, then each snapshot’s changes with old and new objects, and emits synced once', () => {
     const scheduler = newTestScheduler();
     const log: string[] = [];
