@@ -1,3 +1,4 @@
+import type { AddChange, DeleteChange, UpdateChange } from '../store/change';
 import type { KubeObject } from '../store/object';
 
 /**
@@ -7,33 +8,20 @@ import type { KubeObject } from '../store/object';
  * the process runs out of memory, kubernetes #121474).
  */
 
-/** A call `handle()` makes on a handler: an add. */
-export interface AddNotification<T extends KubeObject = KubeObject> {
-  readonly type: 'add';
-  readonly key: string;
-  readonly object: T;
-  /** The object was part of the cache when this handler started (client-go's isInInitialList). */
-  readonly isInInitialList: boolean;
-}
+/**
+ * A call `handle()` makes on a handler: an add. The same shape as the cache's `AddChange`;
+ * `isInInitialList` here means the object was in the cache when this handler started.
+ */
+export type AddNotification<T extends KubeObject = KubeObject> = AddChange<T>;
 
 /** A call `handle()` makes on a handler: an update, with the state the handler saw last. */
-export interface UpdateNotification<T extends KubeObject = KubeObject> {
-  readonly type: 'update';
-  readonly key: string;
-  readonly oldObject: T;
-  readonly object: T;
+export interface UpdateNotification<T extends KubeObject = KubeObject> extends UpdateChange<T> {
   /** Nothing changed: this is the handler's periodic resync re-delivering a cached object. */
   readonly isResync: boolean;
 }
 
 /** A call `handle()` makes on a handler: a delete, with the last state the handler saw. */
-export interface DeleteNotification<T extends KubeObject = KubeObject> {
-  readonly type: 'delete';
-  readonly key: string;
-  readonly object: T;
-  /** The deletion was inferred from a relist, so the object's final state is unknown. */
-  readonly finalStateUnknown: boolean;
-}
+export type DeleteNotification<T extends KubeObject = KubeObject> = DeleteChange<T>;
 
 /** One handler call, as queued and as reported with errors. */
 export type HandlerNotification<T extends KubeObject = KubeObject> =
