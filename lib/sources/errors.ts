@@ -79,6 +79,7 @@ export type ProtocolProblem =
   | 'not-a-list'
   | 'missing-metadata'
   | 'line-too-long'
+  | 'body-too-large'
   | 'error-event-not-status';
 
 /** The server sent something that is not the Kubernetes protocol. `excerpt` is at most 200 chars. */

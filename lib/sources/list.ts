@@ -6,7 +6,7 @@ import { apiVersionOf, resourcePath, type Resource } from '../resource';
 import { ProtocolError } from './errors';
 import type { ListOptions, ListPage, Scope } from './listerWatcher';
 import { excerptOf, statusErrorFromResponse } from './statusError';
-import { encodeQuery, isJsonContentType, kubeRequest, readBody } from './transport';
+import { encodeQuery, isJsonContentType, kubeRequest, readBody, readText } from './transport';
 
 /**
  * Options of {@link list$}: the list query and its scope.
@@ -85,11 +85,15 @@ export function list$<T extends KubeObject = KubeObject>(
       const res = await kubeRequest(kubeConfig, { path, query: listQuery(options, continueToken), signal: controller.signal });
       response = res;
       const statusCode = res.statusCode ?? 0;
-      const body = await readBody(res, path, statusCode >= 200 && statusCode <= 299 ? undefined : 64 * 1024);
+      if (statusCode < 200 || statusCode > 299) {
+        const body = await readBody(res, path, 64 * 1024);
+        response = undefined;
+        throw statusErrorFromResponse(statusCode, res.headers, body);
+      }
+      const body = await readText(res, path);
       response = undefined;
-      if (statusCode < 200 || statusCode > 299) throw statusErrorFromResponse(statusCode, res.headers, body);
       if (!isJsonContentType(res.headers['content-type'])) {
-        throw new ProtocolError('non-json-body', `the list of ${path} answered ${String(res.headers['content-type'])}, not JSON`, excerptOf(body.toString('utf8', 0, 1000)));
+        throw new ProtocolError('non-json-body', `the list of ${path} answered ${String(res.headers['content-type'])}, not JSON`, excerptOf(body.slice(0, 1000)));
       }
       const { page, next } = toPage<T>(body, path, resource.kind, apiVersion, itemsSoFar);
       itemsSoFar += page.items.length;
@@ -127,7 +131,7 @@ function listQuery(options: ListOptions, continueToken: string | undefined): str
 
 /** Parses and checks one page; `next` is the continue token of the page after it. */
 function toPage<T extends KubeObject>(
-  body: Buffer,
+  body: string,
   path: string,
   kind: string,
   apiVersion: string,
@@ -135,9 +139,9 @@ function toPage<T extends KubeObject>(
 ): { page: ListPage<T>; next: string | undefined } {
   let list: RawList;
   try {
-    list = JSON.parse(body.toString('utf8')) as RawList;
+    list = JSON.parse(body) as RawList;
   } catch {
-    throw new ProtocolError('non-json-body', `the list of ${path} is not JSON`, excerptOf(body.toString('utf8', 0, 1000)));
+    throw new ProtocolError('non-json-body', `the list of ${path} is not JSON`, excerptOf(body.slice(0, 1000)));
   }
   if (typeof list !== 'object' || list === null || (list.kind !== undefined && !(typeof list.kind === 'string' && list.kind.endsWith('List')))) {
     throw new ProtocolError('not-a-list', `the list of ${path} answered a ${describeKind(list)}, not a list`);

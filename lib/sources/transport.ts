@@ -1,7 +1,11 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ConfigError, NetworkError } from './errors';
+import { constants as bufferConstants } from 'node:buffer';
+import { ConfigError, NetworkError, ProtocolError } from './errors';
+
+/** The longest string V8 can build here: a body longer than this cannot be parsed at all. */
+const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
 
 /**
  * The HTTP transport of the sources: one GET against the cluster a `KubeConfig` points at, with
@@ -226,6 +230,47 @@ export function readBody(response: http.IncomingMessage, path: string, maxBytes 
     response.on('end', () => {
       ended = true;
       resolve(Buffer.concat(chunks, length));
+    });
+    response.on('error', (error: NodeJS.ErrnoException) => reject(toNetworkError(error, path)));
+    response.on('close', () => {
+      if (!ended) reject(new NetworkError(`GET ${path} failed: the connection closed before the response ended`, 'ECONNRESET'));
+    });
+  });
+}
+
+/**
+ * Reads a whole response body as UTF-8 text. Chunks are decoded as they arrive (a character split
+ * across chunks is kept whole) and joined as V8 string ropes, which `JSON.parse` flattens once:
+ * no body-sized Buffer is ever allocated. That matters for multi-megabyte list pages, whose
+ * off-heap Buffers would otherwise count as external memory and drive extra full GCs.
+ *
+ * Rejects with a NetworkError when the connection breaks first, and with ProtocolError
+ * `body-too-large` (destroying the response) once the text would exceed `maxChars`, by default
+ * the longest string this V8 can hold, instead of crashing on an invalid string length.
+ *
+ * ## Example
+ * ```ts
+ * const text = await readText(response, '/api/v1/pods');
+ * const list = JSON.parse(text);
+ * ```
+ */
+export function readText(response: http.IncomingMessage, path: string, maxChars: number = MAX_STRING_LENGTH): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    let ended = false;
+    response.setEncoding('utf8');
+    response.on('data', (chunk: string) => {
+      if (text.length + chunk.length > maxChars) {
+        ended = true;
+        response.destroy();
+        reject(new ProtocolError('body-too-large', `the body of ${path} exceeds ${maxChars} characters: ask for smaller pages (limit)`));
+        return;
+      }
+      text += chunk;
+    });
+    response.on('end', () => {
+      ended = true;
+      resolve(text);
     });
     response.on('error', (error: NodeJS.ErrnoException) => reject(toNetworkError(error, path)));
     response.on('close', () => {

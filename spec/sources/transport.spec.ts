@@ -2,8 +2,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import { ConfigError, NetworkError, type InformerError } from '../../lib/sources/errors';
-import { inContext, kubeRequest, readBody } from '../../lib/sources/transport';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ConfigError, NetworkError, ProtocolError, type InformerError } from '../../lib/sources/errors';
+import { inContext, kubeRequest, readBody, readText } from '../../lib/sources/transport';
 import { testCertificates } from '../../lib/testing/tls';
 import { kubeConfigFor, sendJson, startProxy, startServer, tokenForTests, type TestServer } from './support';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -260,5 +261,50 @@ describe('kubeRequest', () => {
       expect(error.message).toContain('could not refresh');
       expect(`${error.message} ${String(error.stack)} ${String(error.cause)}`).not.toContain(tokenForTests);
     });
+  });
+});
+
+describe('readText', () => {
+  let server: TestServer;
+  afterEach(async () => {
+    await server?.close();
+  });
+
+  const open = async (write: (res: ServerResponse) => void): Promise<IncomingMessage> => {
+    server = await startServer((_req, res) => write(res));
+    return kubeRequest(kubeConfigFor({ server: server.url }), { path: '/api/v1/pods', query: '', signal: new AbortController().signal });
+  };
+
+  it('keeps a multi-byte character whole when it is split across chunks', async () => {
+    const bytes = Buffer.from('{"name":"café ☸"}');
+    const split = bytes.indexOf(Buffer.from('☸')) + 1; // inside the three bytes of ☸
+    const response = await open((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(bytes.subarray(0, split));
+      setTimeout(() => res.end(bytes.subarray(split)), 20);
+    });
+    expect(await readText(response, '/api/v1/pods')).toBe('{"name":"café ☸"}');
+  });
+
+  it('fails with ProtocolError body-too-large past maxChars and drops the connection', async () => {
+    const response = await open((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('x'.repeat(600));
+      res.write('y'.repeat(600)); // never ended: only the limit can settle the read
+    });
+    const error = await failure(readText(response, '/api/v1/pods', 1000));
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).problem).toBe('body-too-large');
+    expect(response.destroyed).toBe(true);
+  });
+
+  it('fails with a NetworkError when the connection closes before the body ends', async () => {
+    const response = await open((res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"items":[');
+      setTimeout(() => res.destroy(), 20);
+    });
+    const error = await failure(readText(response, '/api/v1/pods'));
+    expect(error).toBeInstanceOf(NetworkError);
   });
 });

@@ -1,0 +1,162 @@
+/**
+ * Micro-benchmark of an initial sync without HTTP: list pages rendered in memory as JSON text
+ * (500 pods a page), each JSON.parse'd in its own macrotask as a socket would deliver it, then
+ * either kept in one Map (a2) or fed through rx-informer's reflector, indexer and one handle()
+ * subscription (b; b-cache: the snapshots alone). One variant per process:
+ *
+ *   node -r ts-node/register/transpile-only bench/micro/sync.ts <a2|b|b-cache> 100000
+ *
+ * With a kubeconfig as third argument the same runs over HTTP against that server (start one with
+ * `rx-informer-apiserver --pods 100000 --churn 0 --kubeconfig-out /tmp/kc.yaml`): a2 reads pages
+ * as the floor client does, b uses `informer()`.
+ *
+ * Prints the time to synced, CPU time, the longest event-loop stall and GC pauses. Add
+ * --cpu-prof or --trace-gc before -r to attribute them.
+ */
+import * as http from 'node:http';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { KubeConfig } from '@kubernetes/client-node';
+import { Observable } from 'rxjs';
+import { informer as createInformer, informerFrom } from '../../lib/informer';
+import { pods, type Pod } from '../../lib/resources';
+import type { ListerWatcher, ListPage, WatchEvent } from '../../lib/sources/listerWatcher';
+import { labelIndex, namespaceIndex, NAMESPACE_INDEX } from '../../lib/store/indexers';
+import { makePod, seededRandom } from '../../lib/testing/churn';
+
+const [variant = 'b', cachedText = '100000', kubeconfigPath] = process.argv.slice(2);
+const cached = Number(cachedText);
+const PAGE = 500;
+
+const random = seededRandom(7);
+const pages: string[] = [];
+for (let start = 0; kubeconfigPath === undefined && start < cached; start += PAGE) {
+  const items: Pod[] = [];
+  for (let i = start; i < Math.min(cached, start + PAGE); i++) {
+    const pod = makePod(random, `ns-${i % 10}`, `pod-${i}`);
+    items.push({ ...pod, metadata: { ...pod.metadata, uid: `uid-${i}`, resourceVersion: String(i + 1) } });
+  }
+  pages.push(JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: String(cached) }, items }));
+}
+
+/** Parses one page per macrotask, as the list source does when a page's body has arrived. */
+function feedPages(emit: (page: ListPage<Pod>) => void, done: () => void): () => void {
+  let next = 0;
+  let handle: NodeJS.Immediate | undefined;
+  const turn = (): void => {
+    const parsed = JSON.parse(pages[next]!) as { items: Pod[] };
+    next++;
+    emit({ items: parsed.items, resourceVersion: String(cached), last: next === pages.length, remainingItemCount: undefined, itemsSoFar: next * PAGE });
+    if (next < pages.length) handle = setImmediate(turn);
+    else done();
+  };
+  handle = setImmediate(turn);
+  return () => clearImmediate(handle);
+}
+
+let gcMs = 0;
+let gcCount = 0;
+let gcMax = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gcMs += entry.duration;
+    gcCount++;
+    gcMax = Math.max(gcMax, entry.duration);
+  }
+}).observe({ entryTypes: ['gc'] });
+
+let maxStall = 0;
+let lastTick = performance.now();
+const ticker = setInterval(() => {
+  const now = performance.now();
+  const stall = now - lastTick - 5;
+  if (stall > 40 && process.env['SYNC_STALLS'] === '1') process.stderr.write(`stall ${stall.toFixed(0)} ms at ${(now - started).toFixed(0)} ms\n`);
+  maxStall = Math.max(maxStall, stall);
+  lastTick = now;
+}, 5);
+
+const started = performance.now();
+const cpu = process.cpuUsage();
+
+function report(): void {
+  const wall = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  clearInterval(ticker);
+  process.stdout.write(
+    `${variant} sync of ${cached}: ${wall.toFixed(0)} ms, cpu ${((used.user + used.system) / 1000).toFixed(0)} ms, longest stall ${maxStall.toFixed(0)} ms, ` +
+      `gc ${gcMs.toFixed(0)} ms in ${gcCount} pauses (longest ${gcMax.toFixed(0)} ms), rss ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB\n`,
+  );
+}
+
+function getText(url: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    http
+      .get(url, (response) => {
+        response.setEncoding('utf8');
+        let body = '';
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve(body));
+        response.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
+/** The floor client's list: pages of 500 over HTTP, each parsed and kept in one Map. */
+async function runMapOverHttp(kubeConfig: KubeConfig): Promise<void> {
+  const server = kubeConfig.getCurrentCluster()!.server;
+  const map = new Map<string, Pod>();
+  let continueToken: string | undefined;
+  do {
+    const query = new URLSearchParams({ limit: String(PAGE), ...(continueToken === undefined ? { resourceVersion: '0' } : { continue: continueToken }) });
+    const page = JSON.parse(await getText(`${server}/api/v1/pods?${query}`)) as { metadata: { continue?: string }; items: Pod[] };
+    for (const pod of page.items) map.set(`${pod.metadata.namespace}/${pod.metadata.name}`, pod);
+    continueToken = page.metadata.continue || undefined;
+  } while (continueToken !== undefined);
+  if (map.size !== cached) throw new Error(`listed ${map.size}, expected ${cached}`);
+}
+
+function runMap(): Promise<void> {
+  const map = new Map<string, Pod>();
+  return new Promise((resolve) =>
+    feedPages(
+      (page) => {
+        for (const pod of page.items) map.set(`${pod.metadata.namespace}/${pod.metadata.name}`, pod);
+      },
+      resolve,
+    ),
+  );
+}
+
+function runInformer(kubeConfig: KubeConfig | undefined): Promise<void> {
+  const listerWatcher: ListerWatcher<Pod> = {
+    list: () => new Observable<ListPage<Pod>>((subscriber) => feedPages((page) => subscriber.next(page), () => subscriber.complete())),
+    watch: () => new Observable<WatchEvent<Pod>>(() => undefined),
+  };
+  const indexers = { [NAMESPACE_INDEX]: namespaceIndex, app: labelIndex('app') };
+  const informer = kubeConfig === undefined ? informerFrom(listerWatcher, { indexers }) : createInformer(kubeConfig, pods, { indexers });
+  return new Promise((resolve) => {
+    if (variant === 'b-cache') {
+      informer.informer$.subscribe((snapshot) => snapshot.synced && resolve());
+    } else {
+      informer.handle({ onAdd: () => undefined }).subscribe((event) => event.type === 'synced' && resolve());
+    }
+  });
+}
+
+function run(): Promise<void> {
+  if (kubeconfigPath === undefined) return variant === 'a2' ? runMap() : runInformer(undefined);
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(kubeconfigPath);
+  return variant === 'a2' ? runMapOverHttp(kubeConfig) : runInformer(kubeConfig);
+}
+
+run().then(
+  () => {
+    report();
+    process.exit(0);
+  },
+  (error: unknown) => {
+    process.stderr.write(`${String(error)}\n`);
+    process.exit(1);
+  },
+);
