@@ -81,7 +81,8 @@ export function list$<T extends KubeObject = KubeObject>(
     let response: IncomingMessage | undefined;
     let itemsSoFar = 0;
 
-    const fetchPage = async (continueToken: string | undefined): Promise<void> => {
+    /** Requests, reads and parses one page; keeps nothing of it once returned. */
+    const fetchPage = async (continueToken: string | undefined): Promise<{ page: ListPage<T>; next: string | undefined }> => {
       const res = await kubeRequest(kubeConfig, { path, query: listQuery(options, continueToken), signal: controller.signal });
       response = res;
       const statusCode = res.statusCode ?? 0;
@@ -95,16 +96,24 @@ export function list$<T extends KubeObject = KubeObject>(
       if (!isJsonContentType(res.headers['content-type'])) {
         throw new ProtocolError('non-json-body', `the list of ${path} answered ${String(res.headers['content-type'])}, not JSON`, excerptOf(body.slice(0, 1000)));
       }
-      const { page, next } = toPage<T>(body, path, resource.kind, apiVersion, itemsSoFar);
-      itemsSoFar += page.items.length;
-      if (subscriber.closed) return;
-      subscriber.next(page);
-      if (subscriber.closed) return;
-      if (next === undefined) subscriber.complete();
-      else await fetchPage(next);
+      return toPage<T>(body, path, resource.kind, apiVersion, itemsSoFar);
     };
 
-    fetchPage(undefined).catch((error: unknown) => {
+    // A loop, not a recursion: an async call awaiting the next page would keep its own frame (and
+    // so its page's text, megabytes each) alive until the whole list ends.
+    const fetchAll = async (): Promise<void> => {
+      let continueToken: string | undefined;
+      do {
+        const { page, next } = await fetchPage(continueToken);
+        itemsSoFar += page.items.length;
+        if (subscriber.closed) return;
+        subscriber.next(page);
+        continueToken = next;
+      } while (continueToken !== undefined && !subscriber.closed);
+      subscriber.complete();
+    };
+
+    fetchAll().catch((error: unknown) => {
       if (!subscriber.closed) subscriber.error(error);
     });
 
