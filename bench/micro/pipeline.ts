@@ -3,7 +3,7 @@
  * JSON.parse'd, then either kept in one Map (a2) or fed through rx-informer's reflector, indexer
  * and one handle() subscription (b). One variant per process, so each gets a clean heap:
  *
- *   node -r ts-node/register/transpile-only bench/micro/pipeline.ts <a2|b|b-cache> 100000 100000
+ *   node -r ts-node/register/transpile-only bench/micro/pipeline.ts <a2|b|b-cache> 100000 100000 [handlers=1]
  *
  * (b-cache: the informer's snapshots without a handle() subscription.) Add --cpu-prof before -r
  * to profile.
@@ -18,7 +18,8 @@ import type { ListerWatcher, ListPage, WatchEvent } from '../../lib/sources/list
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX } from '../../lib/store/indexers';
 import { makePod, seededRandom } from '../../lib/testing/churn';
 
-const [variant = 'b', cachedText = '100000', eventsText = '100000'] = process.argv.slice(2);
+const [variant = 'b', cachedText = '100000', eventsText = '100000', handlersText = '1'] = process.argv.slice(2);
+const handlerCount = Number(handlersText);
 const cached = Number(cachedText);
 const events = Number(eventsText);
 const BATCH = 64;
@@ -62,7 +63,7 @@ function report(started: number, cpu: NodeJS.CpuUsage): void {
   const wall = performance.now() - started;
   const used = process.cpuUsage(cpu);
   const cpuMs = (used.user + used.system) / 1000;
-  process.stdout.write(`${variant} cached=${cached} events=${events}: wall ${((wall * 1000) / events).toFixed(1)} µs/event, cpu ${((cpuMs * 1000) / events).toFixed(1)} µs/event, gc pauses ${((gcMs * 1000) / events).toFixed(1)} µs/event (${gcCount}), ${Math.round((events * 1000) / wall)} events/s\n`);
+  process.stdout.write(`${variant} cached=${cached} events=${events} handlers=${variant === 'b' ? handlerCount : 0}: wall ${((wall * 1000) / events).toFixed(1)} µs/event, cpu ${((cpuMs * 1000) / events).toFixed(1)} µs/event, gc pauses ${((gcMs * 1000) / events).toFixed(1)} µs/event (${gcCount}), ${Math.round((events * 1000) / wall)} events/s\n`);
 }
 
 async function runMap(): Promise<void> {
@@ -108,13 +109,17 @@ async function runInformer(): Promise<void> {
       for (const change of snapshot.changes) if (change.type === 'update' && Number(change.object.metadata.annotations?.['seq']) === events) finish();
     });
   } else {
-    informer
-      .handle({
-        onUpdate: (_old, pod) => {
-          if (Number(pod.metadata.annotations?.['seq']) === events) finish();
-        },
-      })
-      .subscribe((event) => event.type === 'synced' && synced());
+    let handlersDone = 0;
+    let handlersSynced = 0;
+    for (let h = 0; h < handlerCount; h++) {
+      informer
+        .handle({
+          onUpdate: (_old, pod) => {
+            if (Number(pod.metadata.annotations?.['seq']) === events && ++handlersDone === handlerCount) finish();
+          },
+        })
+        .subscribe((event) => event.type === 'synced' && ++handlersSynced === handlerCount && synced());
+    }
   }
   await isSynced;
   while (startWatch === undefined) await new Promise((resolve) => setImmediate(resolve));

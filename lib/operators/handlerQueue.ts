@@ -52,11 +52,17 @@ export class HandlerQueueOverflowError extends Error {
  * delete followed by an add, because folding it into one update would hide the re-creation.
  */
 interface PendingEntry<T extends KubeObject> {
+  readonly key: string;
   first: HandlerNotification<T>;
   then: AddNotification<T> | undefined;
   /** Sequence number of the push that made this key pending: entries leave in this order. */
   readonly seq: number;
+  /** False once folded away (an add then its delete): the line skips it. */
+  live: boolean;
 }
+
+/** Folded-away entries tolerated in the line before it is compacted. */
+const COMPACT_AFTER = 1024;
 
 /**
  * A FIFO of handler notifications that coalesces per key. Keys leave in the order they became
@@ -66,10 +72,15 @@ interface PendingEntry<T extends KubeObject> {
  * - update then delete → delete; delete then add → delete, then add
  * - an update stays a resync only while every folded update was one.
  *
- * Every operation is O(1) (a `Map` keeps insertion order).
+ * Every operation is O(1) amortized: a `Map` finds a key's entry, an array with a head index
+ * keeps the line (no iterator is allocated per notification, which mattered with 100 handlers).
  */
 export class CoalescingQueue<T extends KubeObject = KubeObject> {
   private readonly entries = new Map<string, PendingEntry<T>>();
+  /** Entries in the order their keys became pending, from `head` on; may hold folded-away ones. */
+  private line: PendingEntry<T>[] = [];
+  private head = 0;
+  private dead = 0;
   private pushes = 0;
 
   /** @param maxPending the most distinct keys held; a new key beyond it evicts the oldest entry. */
@@ -87,8 +98,8 @@ export class CoalescingQueue<T extends KubeObject = KubeObject> {
 
   /** Sequence number of the oldest pending entry, or Infinity when empty. */
   headSeq(): number {
-    for (const entry of this.entries.values()) return entry.seq;
-    return Infinity;
+    const entry = this.first();
+    return entry === undefined ? Infinity : entry.seq;
   }
 
   /** Queues a notification; returns the notification evicted to make room, if any. */
@@ -101,30 +112,66 @@ export class CoalescingQueue<T extends KubeObject = KubeObject> {
     }
     let evicted: HandlerNotification<T> | undefined;
     if (this.entries.size >= this.maxPending) evicted = this.evictOldest();
-    this.entries.set(notification.key, { first: notification, then: undefined, seq });
+    const created: PendingEntry<T> = { key: notification.key, first: notification, then: undefined, seq, live: true };
+    this.entries.set(notification.key, created);
+    this.line.push(created);
     return evicted;
   }
 
   /** Takes the next notification in FIFO order. */
   shift(): HandlerNotification<T> | undefined {
-    for (const [key, entry] of this.entries) {
-      if (entry.then === undefined) {
-        this.entries.delete(key);
-      } else {
-        // The add of a re-created object follows its delete at the same place in line.
-        this.entries.set(key, { first: entry.then, then: undefined, seq: entry.seq });
-      }
-      return entry.first;
+    const entry = this.first();
+    if (entry === undefined) return undefined;
+    const notification = entry.first;
+    if (entry.then === undefined) this.take(entry);
+    else {
+      // The add of a re-created object follows its delete at the same place in line.
+      entry.first = entry.then;
+      entry.then = undefined;
+    }
+    return notification;
+  }
+
+  private evictOldest(): HandlerNotification<T> | undefined {
+    const entry = this.first();
+    if (entry === undefined) return undefined;
+    this.take(entry);
+    return entry.first;
+  }
+
+  /** The oldest live entry, skipping (and dropping) folded-away ones at the head of the line. */
+  private first(): PendingEntry<T> | undefined {
+    while (this.head < this.line.length) {
+      const entry = this.line[this.head]!;
+      if (entry.live) return entry;
+      this.line[this.head++] = undefined as unknown as PendingEntry<T>;
+      this.dead--;
     }
     return undefined;
   }
 
-  private evictOldest(): HandlerNotification<T> | undefined {
-    for (const [key, entry] of this.entries) {
-      this.entries.delete(key);
-      return entry.first;
+  /** Removes the head entry, which `first` just returned. */
+  private take(entry: PendingEntry<T>): void {
+    this.entries.delete(entry.key);
+    this.line[this.head++] = undefined as unknown as PendingEntry<T>;
+    if (this.head === this.line.length) {
+      this.line.length = 0;
+      this.head = 0;
+    } else if (this.head >= COMPACT_AFTER && this.head * 2 >= this.line.length) {
+      this.line = this.line.slice(this.head);
+      this.head = 0;
     }
-    return undefined;
+  }
+
+  /** Drops an entry folded away in the middle of the line; compacts when they pile up. */
+  private forget(entry: PendingEntry<T>): void {
+    entry.live = false;
+    this.entries.delete(entry.key);
+    if (++this.dead > COMPACT_AFTER && this.dead > this.entries.size) {
+      this.line = this.line.slice(this.head).filter((pending) => pending.live);
+      this.head = 0;
+      this.dead = 0;
+    }
   }
 
   private fold(entry: PendingEntry<T>, next: HandlerNotification<T>): void {
@@ -138,7 +185,7 @@ export class CoalescingQueue<T extends KubeObject = KubeObject> {
     const first = entry.first;
     switch (first.type) {
       case 'add':
-        if (next.type === 'delete') this.entries.delete(key);
+        if (next.type === 'delete') this.forget(entry);
         else entry.first = { type: 'add', key, object: next.object, isInInitialList: first.isInInitialList };
         return;
       case 'update':

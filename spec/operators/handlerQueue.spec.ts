@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { CoalescingQueue, type HandlerNotification } from '../../lib/operators/handlerQueue';
 import { obj } from './handleFixtures';
 
@@ -82,5 +83,93 @@ describe('CoalescingQueue', () => {
     queue.shift();
     expect(queue.headSeq()).toBe(Infinity);
     expect(queue.lastSeq).toBe(2);
+  });
+});
+
+describe('CoalescingQueue against a naive model', () => {
+  /** The same rules on a plain array searched linearly: slow, obviously ordered. */
+  class ModelQueue {
+    private entries: { key: string; first: HandlerNotification; then: HandlerNotification | undefined }[] = [];
+
+    constructor(private readonly maxPending: number) {}
+
+    push(next: HandlerNotification): HandlerNotification | undefined {
+      const at = this.entries.findIndex((entry) => entry.key === next.key);
+      if (at === -1) {
+        const evicted = this.entries.length >= this.maxPending ? this.entries.shift()!.first : undefined;
+        this.entries.push({ key: next.key, first: next, then: undefined });
+        return evicted;
+      }
+      const entry = this.entries[at]!;
+      const first = entry.first;
+      if (entry.then !== undefined) {
+        entry.then = next.type === 'delete' ? undefined : { type: 'add', key: next.key, object: next.object, isInInitialList: (entry.then as { isInInitialList: boolean }).isInInitialList };
+      } else if (first.type === 'add') {
+        if (next.type === 'delete') this.entries.splice(at, 1);
+        else entry.first = { type: 'add', key: next.key, object: next.object, isInInitialList: first.isInInitialList };
+      } else if (first.type === 'update') {
+        entry.first =
+          next.type === 'delete'
+            ? next
+            : { type: 'update', key: next.key, oldObject: first.oldObject, object: next.object, isResync: first.isResync && next.type === 'update' && next.isResync };
+      } else if (next.type !== 'delete') {
+        entry.then = { type: 'add', key: next.key, object: next.object, isInInitialList: next.type === 'add' && next.isInInitialList };
+      }
+      return undefined;
+    }
+
+    shift(): HandlerNotification | undefined {
+      const entry = this.entries[0];
+      if (entry === undefined) return undefined;
+      if (entry.then === undefined) this.entries.shift();
+      const first = entry.first;
+      entry.first = entry.then!;
+      entry.then = undefined;
+      return first;
+    }
+
+    get size(): number {
+      return this.entries.length;
+    }
+  }
+
+  const operation = fc.oneof(
+    fc.record({ op: fc.constant('push' as const), kind: fc.constantFrom('add', 'update', 'delete'), key: fc.integer({ min: 0, max: 5 }), resync: fc.boolean() }),
+    fc.record({ op: fc.constant('shift' as const) }),
+  );
+
+  it('hands out exactly what the model does, in the same order, through folds, evictions and compactions', () => {
+    fc.assert(
+      fc.property(fc.array(operation, { maxLength: 3000, size: 'max' }), fc.integer({ min: 1, max: 8 }), (operations, maxPending) => {
+        const queue = new CoalescingQueue(maxPending);
+        const model = new ModelQueue(maxPending);
+        let version = 0;
+        for (const step of operations) {
+          if (step.op === 'shift') {
+            expect(queue.shift()).toEqual(model.shift());
+          } else {
+            const name = `k${step.key}`;
+            const rv = String(++version);
+            const notification = step.kind === 'add' ? add(name, rv) : step.kind === 'update' ? update(name, String(version - 1), rv, step.resync) : del(name, rv);
+            expect(queue.push(notification)).toEqual(model.push(notification));
+          }
+          expect(queue.size).toBe(model.size);
+        }
+        expect(drain(queue)).toEqual(drain(model as unknown as CoalescingQueue));
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('stays bounded when objects are created and deleted faster than they are delivered', () => {
+    const queue = new CoalescingQueue(10);
+    for (let i = 0; i < 50_000; i++) {
+      queue.push(add(`churn-${i}`, '1'));
+      queue.push(del(`churn-${i}`, '2'));
+    }
+    queue.push(add('kept', '1'));
+    expect(queue.size).toBe(1);
+    expect((queue as unknown as { line: unknown[] }).line.length).toBeLessThan(2 * 1024 + 2);
+    expect(drain(queue)).toEqual([add('kept', '1')]);
   });
 });
