@@ -40,11 +40,17 @@ interface RawList {
  * Lists a resource page by page: `limit` items per request, following `continue` tokens until
  * the last page, each page emitted as soon as it arrives so that a large list is never held twice.
  *
- * A cold Observable: each subscription runs its own list and unsubscribing aborts the request in
- * flight. The next page is requested only after the current one has been emitted.
+ * A cold Observable: each subscription runs its own list and unsubscribing aborts the requests in
+ * flight. It reads one page ahead: the API server writes a page's `metadata` (with its continue
+ * token) before its items, so the next page is requested as soon as that head has arrived, and
+ * the server prepares it while this one is still being received and parsed. That hides one round
+ * trip and the server's time per page; at most two pages are in flight. The whole page is the
+ * authority: a read-ahead whose token the finished page contradicts is aborted and the right page
+ * asked for, and a body whose head cannot be read is simply followed page after page.
  *
  * ```
  * server:  page 1 (continue=t1) ── page 2 (continue=t2) ── page 3 (last)
+ * requests: 1──2(on p1's head)──3(on p2's head)
  * list$:   ──p1─────────────────────p2─────────────────────p3|
  *
  * server:  page 1 (continue=t1) ── 410 Expired (token too old)
@@ -75,41 +81,72 @@ export function list$<T extends KubeObject = KubeObject>(
   options: ListStreamOptions = {},
 ): Observable<ListPage<T>> {
   return new Observable<ListPage<T>>((subscriber) => {
-    const controller = new AbortController();
     const path = resourcePath(resource, { namespace: options.namespace });
     const apiVersion = apiVersionOf(resource);
-    let response: IncomingMessage | undefined;
+    const inFlight = new Set<PageRequest<T>>();
     let itemsSoFar = 0;
 
+    /** Starts the request for one page; it reads ahead (starts the next one) once it sees its token. */
+    const request = (continueToken: string | undefined): PageRequest<T> => {
+      const controller = new AbortController();
+      const pageRequest: PageRequest<T> = { continueToken, controller, response: undefined, readAhead: undefined, done: undefined as unknown as Promise<ParsedPage<T>> };
+      inFlight.add(pageRequest);
+      const readAhead = (next: string): void => {
+        if (pageRequest.readAhead === undefined && !subscriber.closed) pageRequest.readAhead = request(next);
+      };
+      pageRequest.done = fetchPage(pageRequest, readAhead).finally(() => inFlight.delete(pageRequest));
+      // A page read ahead may fail before it is awaited; its error is rethrown when it is.
+      pageRequest.done.catch(() => undefined);
+      return pageRequest;
+    };
+
     /** Requests, reads and parses one page; keeps nothing of it once returned. */
-    const fetchPage = async (continueToken: string | undefined): Promise<{ page: ListPage<T>; next: string | undefined }> => {
-      const res = await kubeRequest(kubeConfig, { path, query: listQuery(options, continueToken), signal: controller.signal });
-      response = res;
+    const fetchPage = async (pageRequest: PageRequest<T>, readAhead: (next: string) => void): Promise<ParsedPage<T>> => {
+      const res = await kubeRequest(kubeConfig, { path, query: listQuery(options, pageRequest.continueToken), signal: pageRequest.controller.signal });
+      pageRequest.response = res;
       const statusCode = res.statusCode ?? 0;
       if (statusCode < 200 || statusCode > 299) {
-        const body = await readBody(res, path, 64 * 1024);
-        response = undefined;
-        throw statusErrorFromResponse(statusCode, res.headers, body);
+        throw statusErrorFromResponse(statusCode, res.headers, await readBody(res, path, 64 * 1024));
       }
-      const body = await readText(res, path);
-      response = undefined;
       if (!isJsonContentType(res.headers['content-type'])) {
-        throw new ProtocolError('non-json-body', `the list of ${path} answered ${String(res.headers['content-type'])}, not JSON`, excerptOf(body.slice(0, 1000)));
+        const body = await readBody(res, path, 64 * 1024);
+        throw new ProtocolError('non-json-body', `the list of ${path} answered ${String(res.headers['content-type'])}, not JSON`, excerptOf(body.toString('utf8', 0, 1000)));
       }
-      return toPage<T>(body, path, resource.kind, apiVersion, itemsSoFar);
+      let looking = true;
+      const body = await readText(res, path, undefined, (textSoFar) => {
+        if (!looking) return;
+        const head = continueTokenOfHead(textSoFar);
+        if (head === null && textSoFar.length < HEAD_SEARCH_CHARS) return;
+        looking = false;
+        if (typeof head === 'string') readAhead(head);
+      });
+      pageRequest.response = undefined;
+      return toPage<T>(body, path, resource.kind, apiVersion);
     };
 
     // A loop, not a recursion: an async call awaiting the next page would keep its own frame (and
     // so its page's text, megabytes each) alive until the whole list ends.
     const fetchAll = async (): Promise<void> => {
-      let continueToken: string | undefined;
-      do {
-        const { page, next } = await fetchPage(continueToken);
-        itemsSoFar += page.items.length;
+      let current: PageRequest<T> | undefined = request(undefined);
+      while (current !== undefined) {
+        const { page: parsed, next } = await current.done;
+        const readAhead: PageRequest<T> | undefined = current.readAhead;
         if (subscriber.closed) return;
-        subscriber.next(page);
-        continueToken = next;
-      } while (continueToken !== undefined && !subscriber.closed);
+        let following: PageRequest<T> | undefined;
+        if (next !== undefined) {
+          // The token read from the page's head is the one its end confirms; if not, ask again.
+          if (readAhead !== undefined && readAhead.continueToken === next) following = readAhead;
+          else {
+            readAhead?.controller.abort();
+            following = request(next);
+          }
+        } else {
+          readAhead?.controller.abort();
+        }
+        itemsSoFar += parsed.items.length;
+        subscriber.next({ ...parsed, itemsSoFar });
+        current = following;
+      }
       subscriber.complete();
     };
 
@@ -118,10 +155,53 @@ export function list$<T extends KubeObject = KubeObject>(
     });
 
     return () => {
-      controller.abort();
-      response?.destroy();
+      for (const pageRequest of inFlight) {
+        pageRequest.controller.abort();
+        pageRequest.response?.destroy();
+      }
+      inFlight.clear();
     };
   });
+}
+
+/** A page parsed, before its position in the list (`itemsSoFar`) is known. */
+interface ParsedPage<T extends KubeObject> {
+  readonly page: Omit<ListPage<T>, 'itemsSoFar'>;
+  readonly next: string | undefined;
+}
+
+/** One page request in flight. */
+interface PageRequest<T extends KubeObject> {
+  readonly continueToken: string | undefined;
+  readonly controller: AbortController;
+  response: IncomingMessage | undefined;
+  /** The next page's request, started as soon as this page's head named its continue token. */
+  readAhead: PageRequest<T> | undefined;
+  done: Promise<ParsedPage<T>>;
+}
+
+/** How far into a page to look for its head (kind, apiVersion, metadata) before giving up. */
+const HEAD_SEARCH_CHARS = 64 * 1024;
+
+/**
+ * The continue token a list body names before its items, read from the first bytes of the body:
+ * the API server writes `kind`, `apiVersion` and `metadata` (with `continue`) before `items`, so
+ * the next page can be requested while this one is still arriving. Returns the token; undefined
+ * when the head names none (the last page) or cannot be read (then nothing is read ahead); null
+ * while the head has not fully arrived.
+ */
+function continueTokenOfHead(textSoFar: string): string | undefined | null {
+  const itemsAt = textSoFar.indexOf('"items":');
+  if (itemsAt === -1) return null;
+  const head = textSoFar.slice(0, itemsAt).trimEnd();
+  if (!head.endsWith(',')) return undefined;
+  try {
+    const parsed = JSON.parse(`${head.slice(0, -1)}}`) as RawList;
+    const token = typeof parsed === 'object' && parsed !== null ? parsed.metadata?.continue : undefined;
+    return typeof token === 'string' && token !== '' ? token : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The query of one page request; parameters left unset stay out of the URL. */
@@ -144,8 +224,7 @@ function toPage<T extends KubeObject>(
   path: string,
   kind: string,
   apiVersion: string,
-  itemsBefore: number,
-): { page: ListPage<T>; next: string | undefined } {
+): ParsedPage<T> {
   let list: RawList;
   try {
     list = JSON.parse(body) as RawList;
@@ -167,12 +246,11 @@ function toPage<T extends KubeObject>(
   }
   const metadata = typeof list.metadata === 'object' && list.metadata !== null ? list.metadata : {};
   const next = typeof metadata.continue === 'string' && metadata.continue !== '' ? metadata.continue : undefined;
-  const page: ListPage<T> = {
+  const page = {
     items: items as T[],
     resourceVersion: typeof metadata.resourceVersion === 'string' ? metadata.resourceVersion : '',
     last: next === undefined,
     remainingItemCount: typeof metadata.remainingItemCount === 'number' ? metadata.remainingItemCount : undefined,
-    itemsSoFar: itemsBefore + items.length,
   };
   return { page, next };
 }

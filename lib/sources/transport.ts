@@ -247,6 +247,7 @@ export function readBody(response: http.IncomingMessage, path: string, maxBytes 
  * Rejects with a NetworkError when the connection breaks first, and with ProtocolError
  * `body-too-large` (destroying the response) once the text would exceed `maxChars`, by default
  * the longest string this V8 can hold, instead of crashing on an invalid string length.
+ * `onProgress` sees the text so far after every chunk (to act on a body's head early).
  *
  * ## Example
  * ```ts
@@ -254,7 +255,12 @@ export function readBody(response: http.IncomingMessage, path: string, maxBytes 
  * const list = JSON.parse(text);
  * ```
  */
-export function readText(response: http.IncomingMessage, path: string, maxChars: number = MAX_STRING_LENGTH): Promise<string> {
+export function readText(
+  response: http.IncomingMessage,
+  path: string,
+  maxChars: number = MAX_STRING_LENGTH,
+  onProgress?: (textSoFar: string) => void,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
     let ended = false;
@@ -267,6 +273,7 @@ export function readText(response: http.IncomingMessage, path: string, maxChars:
         return;
       }
       text += chunk;
+      onProgress?.(text);
     });
     response.on('end', () => {
       ended = true;

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { NetworkError, ProtocolError, StatusError } from '../../lib/sources/errors';
 import { list$ } from '../../lib/sources/list';
 import type { ListPage } from '../../lib/sources/listerWatcher';
@@ -72,6 +73,113 @@ describe('list$', () => {
     releaseSecond();
     await done;
     expect(pages.map((page) => page.items.map((item) => item.metadata.name))).toEqual([['a'], ['b']]);
+  });
+
+  describe('reading ahead', () => {
+    /** Writes a page's head and first item now; `end` writes the rest. */
+    const startPage = (res: ServerResponse, metadata: Record<string, unknown>, name: string): (() => void) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`{"kind":"PodList","apiVersion":"v1","metadata":${JSON.stringify(metadata)},"items":[${JSON.stringify(listedPod(name))}`);
+      return () => res.end(']}');
+    };
+
+    it('requests the next page as soon as the head of this one names its continue token', async () => {
+      let endFirst: () => void = () => undefined;
+      const order: string[] = [];
+      server = await startServer((_req, res, seen) => {
+        if (seen.query.get('continue') === null) {
+          order.push('page 1 requested');
+          const end = startPage(res, { resourceVersion: '5', continue: 't1' }, 'a');
+          endFirst = () => {
+            endFirst = () => undefined;
+            order.push('page 1 ended');
+            end();
+          };
+          // Held open: only a client that reads ahead asks for page 2 before this fires.
+          setTimeout(() => endFirst(), 1000);
+        } else {
+          order.push('page 2 requested');
+          endFirst();
+          sendJson(res, 200, podList([listedPod('b')], { resourceVersion: '5' }));
+        }
+      });
+      const result = await collect(list$(kubeConfigFor({ server: server.url }), pods, { limit: 1 }));
+      expect(order).toEqual(['page 1 requested', 'page 2 requested', 'page 1 ended']);
+      expect(result.completed).toBe(true);
+      expect(result.values.map((page) => [page.items.map((item) => item.metadata.name), page.itemsSoFar, page.last])).toEqual([
+        [['a'], 1, false],
+        [['b'], 2, true],
+      ]);
+    });
+
+    it('asks for nothing more once a page head says it is the last', async () => {
+      server = await startServer((_req, res, seen) => {
+        const first = seen.query.get('continue') === null;
+        const end = startPage(res, first ? { resourceVersion: '5', continue: 't1' } : { resourceVersion: '5' }, first ? 'a' : 'b');
+        setTimeout(end, 20);
+      });
+      const result = await collect(list$(kubeConfigFor({ server: server.url }), pods, { limit: 1 }));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(result.values.map((page) => page.items.map((item) => item.metadata.name))).toEqual([['a'], ['b']]);
+      expect(server.requests.map((r) => r.query.get('continue'))).toEqual([null, 't1']);
+    });
+
+    it('trusts the whole page over its head: a token the end contradicts is dropped and the right one asked for', async () => {
+      server = await startServer((_req, res, seen) => {
+        const token = seen.query.get('continue');
+        if (token === null) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          // Hostile but valid JSON: a second metadata after the items wins in JSON.parse.
+          res.end(`{"kind":"PodList","metadata":{"continue":"early"},"items":[${JSON.stringify(listedPod('a'))}],"metadata":{"resourceVersion":"5","continue":"late"}}`);
+        } else if (token === 'early') {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write('{"kind":"PodList","metadata":{"resourceVersion":"5"},"items":['); // never ended: must be abandoned
+        } else {
+          sendJson(res, 200, podList([listedPod('b')], { resourceVersion: '5' }));
+        }
+      });
+      const result = await collect(list$(kubeConfigFor({ server: server.url }), pods, { limit: 1 }));
+      expect(result.completed).toBe(true);
+      expect(result.values.map((page) => page.items.map((item) => item.metadata.name))).toEqual([['a'], ['b']]);
+      expect(server.requests.map((r) => r.query.get('continue'))).toContain('late');
+    });
+
+    it('falls back to one page after another when the items come before the metadata', async () => {
+      server = await startServer((_req, res, seen) => {
+        const last = seen.query.get('continue') !== null;
+        const metadata = last ? { resourceVersion: '5' } : { resourceVersion: '5', continue: 't1' };
+        sendJson(res, 200, { items: [listedPod(last ? 'b' : 'a')], kind: 'PodList', metadata });
+      });
+      const result = await collect(list$(kubeConfigFor({ server: server.url }), pods, { limit: 1 }));
+      expect(result.values.map((page) => page.items.map((item) => item.metadata.name))).toEqual([['a'], ['b']]);
+      expect(server.requests.map((r) => r.query.get('continue'))).toEqual([null, 't1']);
+    });
+
+    it('aborts both the page being read and the one read ahead on unsubscribe', async () => {
+      const closed: string[] = [];
+      server = await startServer((_req, res, seen) => {
+        const token = seen.query.get('continue');
+        res.on('close', () => closed.push(token ?? 'first'));
+        startPage(res, token === null ? { resourceVersion: '5', continue: 't1' } : { resourceVersion: '5', continue: 't2' }, 'x');
+      });
+      const subscription = list$(kubeConfigFor({ server: server.url }), pods, { limit: 1 }).subscribe();
+      await server.request(1);
+      subscription.unsubscribe();
+      for (let wait = 0; wait < 100 && closed.length < 2; wait++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(closed.sort()).toEqual(['first', 't1']);
+      expect(server.requests).toHaveLength(2);
+    });
+
+    it('surfaces the error of a page read ahead only when the list reaches it, after the pages before', async () => {
+      server = await startServer((_req, res, seen) => {
+        if (seen.query.get('continue') === null) sendJson(res, 200, podList([listedPod('a')], { resourceVersion: '5', continue: 't1' }));
+        else sendJson(res, 410, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410, message: 'continue token expired' });
+      });
+      const result = await collect(list$(kubeConfigFor({ server: server.url }), pods, { limit: 1 }));
+      expect(result.values.map((page) => page.items.map((item) => item.metadata.name))).toEqual([['a']]);
+      expect(result.error).toBeInstanceOf(StatusError);
+      expect((result.error as StatusError).code).toBe(410);
+    });
   });
 
   it('gives list items the kind and apiVersion the API leaves out, and keeps those present', async () => {
