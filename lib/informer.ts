@@ -163,7 +163,8 @@ export function informerFrom<T extends KubeObject = KubeObject>(listerWatcher: L
     listPageTimeoutMs: options.listPageTimeoutMs,
     onHealth: (report) => health.next(report),
   }).pipe(
-    tap((delta) => deltaBus.next(delta)),
+    // Skipping an unobserved bus spares a closure and an iterator per event.
+    tap((delta) => deltaBus.observed && deltaBus.next(delta)),
     indexer<T>({ indexers: options.indexers, transform: options.transform, freeze: options.freeze }),
     tap((snapshot) => (current = snapshot)),
     finalize(() => (current = undefined)),
