@@ -6,6 +6,10 @@
  *
  *   node -r ts-node/register/transpile-only bench/micro/sync.ts <a2|b|b-cache> 100000
  *
+ * `... sync.ts b-relist 100000` times a relist instead (in memory): after the sync the watch fails
+ * with 410 Expired and the same pages are listed again (objects unchanged, as after most 410s);
+ * it reports the relist's time, longest stall and peak heap.
+ *
  * With a kubeconfig as third argument the same runs over HTTP against that server (start one with
  * `rx-informer-apiserver --pods 100000 --churn 0 --kubeconfig-out /tmp/kc.yaml`): a2 reads pages
  * as the floor client does, b uses `informer()`.
@@ -20,6 +24,7 @@ import { Observable } from 'rxjs';
 import { informer as createInformer, informerFrom } from '../../lib/informer';
 import { pods, type Pod } from '../../lib/resources';
 import type { ListerWatcher, ListPage, WatchEvent } from '../../lib/sources/listerWatcher';
+import { StatusError } from '../../lib/sources/errors';
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX } from '../../lib/store/indexers';
 import { makePod, seededRandom } from '../../lib/testing/churn';
 
@@ -71,6 +76,7 @@ const ticker = setInterval(() => {
   const stall = now - lastTick - 5;
   if (stall > 40 && process.env['SYNC_STALLS'] === '1') process.stderr.write(`stall ${stall.toFixed(0)} ms at ${(now - started).toFixed(0)} ms\n`);
   maxStall = Math.max(maxStall, stall);
+  if (variant === 'b-relist') peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   lastTick = now;
 }, 5);
 
@@ -78,6 +84,11 @@ const started = performance.now();
 const cpu = process.cpuUsage();
 
 function report(): void {
+  if (variant === 'b-relist') {
+    clearInterval(ticker);
+    process.stdout.write(`b relist of ${cached}: ${(performance.now() - relistStarted).toFixed(0)} ms, longest stall ${maxStall.toFixed(0)} ms, peak heap ${(peakHeap / 2 ** 20).toFixed(0)} MiB, rss ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB\n`);
+    return;
+  }
   const wall = performance.now() - started;
   const used = process.cpuUsage(cpu);
   clearInterval(ticker);
@@ -127,6 +138,35 @@ function runMap(): Promise<void> {
   );
 }
 
+let peakHeap = 0;
+let relistStarted = 0;
+
+/** Syncs, fails the watch with 410, and resolves when the relisted snapshot arrives. */
+function runRelist(): Promise<void> {
+  let watches = 0;
+  const listerWatcher: ListerWatcher<Pod> = {
+    list: () => new Observable<ListPage<Pod>>((subscriber) => feedPages((page) => subscriber.next(page), () => subscriber.complete())),
+    watch: () =>
+      new Observable<WatchEvent<Pod>>((subscriber) => {
+        if (watches++ > 0) return;
+        const timer = setTimeout(() => {
+          maxStall = 0;
+          peakHeap = 0;
+          relistStarted = performance.now();
+          subscriber.error(new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Expired', code: 410, message: 'too old resource version' }));
+        }, 100);
+        return () => clearTimeout(timer);
+      }),
+  };
+  const informer = informerFrom(listerWatcher, { indexers: { [NAMESPACE_INDEX]: namespaceIndex, app: labelIndex('app') }, backoff: { initialMs: 1, maxMs: 1 } });
+  return new Promise((resolve) => {
+    let snapshots = 0;
+    informer.informer$.subscribe((snapshot) => {
+      if (snapshot.synced && ++snapshots === 2) resolve();
+    });
+  });
+}
+
 function runInformer(kubeConfig: KubeConfig | undefined): Promise<void> {
   const listerWatcher: ListerWatcher<Pod> = {
     list: () => new Observable<ListPage<Pod>>((subscriber) => feedPages((page) => subscriber.next(page), () => subscriber.complete())),
@@ -144,7 +184,7 @@ function runInformer(kubeConfig: KubeConfig | undefined): Promise<void> {
 }
 
 function run(): Promise<void> {
-  if (kubeconfigPath === undefined) return variant === 'a2' ? runMap() : runInformer(undefined);
+  if (kubeconfigPath === undefined) return variant === 'a2' ? runMap() : variant === 'b-relist' ? runRelist() : runInformer(undefined);
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(kubeconfigPath);
   return variant === 'a2' ? runMapOverHttp(kubeConfig) : runInformer(kubeConfig);

@@ -76,7 +76,7 @@ const COMPACT_AFTER = 1024;
  * keeps the line (no iterator is allocated per notification, which mattered with 100 handlers).
  */
 export class CoalescingQueue<T extends KubeObject = KubeObject> {
-  private readonly entries = new Map<string, PendingEntry<T>>();
+  private entries = new Map<string, PendingEntry<T>>();
   /** Entries in the order their keys became pending, from `head` on; may hold folded-away ones. */
   private line: PendingEntry<T>[] = [];
   private head = 0;
@@ -147,6 +147,7 @@ export class CoalescingQueue<T extends KubeObject = KubeObject> {
       this.line[this.head++] = undefined as unknown as PendingEntry<T>;
       this.dead--;
     }
+    if (this.head > 0) this.restart();
     return undefined;
   }
 
@@ -155,12 +156,26 @@ export class CoalescingQueue<T extends KubeObject = KubeObject> {
     this.entries.delete(entry.key);
     this.line[this.head++] = undefined as unknown as PendingEntry<T>;
     if (this.head === this.line.length) {
-      this.line.length = 0;
-      this.head = 0;
+      this.restart();
     } else if (this.head >= COMPACT_AFTER && this.head * 2 >= this.line.length) {
       this.line = this.line.slice(this.head);
       this.head = 0;
     }
+  }
+
+  /** Empties the queue, with a fresh map. */
+  private restart(): void {
+    // Start over with a fresh map rather than emptying the old one. A map that lives
+    // long has its hash tables in the old generation; as it grows and shrinks it retires
+    // tables that still point at young entries, and a scavenge treats those pointers as roots,
+    // so notifications (and the objects they carry) survive and get promoted. Measured with
+    // bench/micro/pipeline.ts b 1000 100000 and --max-semi-space-size=64: 19 MB promoted per
+    // scavenge and 51 µs/event when reusing the map, 60 KB and 35 µs/event with a fresh one,
+    // the same as the cache without any handler. (Reusing the line array costs nothing.)
+    this.entries = new Map();
+    this.line.length = 0;
+    this.head = 0;
+    this.dead = 0;
   }
 
   /** Drops an entry folded away in the middle of the line; compacts when they pile up. */
