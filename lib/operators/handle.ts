@@ -118,11 +118,17 @@ export function handle<T extends KubeObject = KubeObject>(handlers: ResourceHand
   return (source) =>
     new Observable<HandlerEvent<T>>((subscriber) => {
       const delivery = new Delivery(handlers, subscriber, scheduler, maxPending, options.logger ?? silentLogger, options.name);
-      const subscription = source.pipe(resync<T>({ period, scheduler })).subscribe({
-        next: (tick) => (tick.type === 'resync' ? delivery.resync(tick.snapshot) : delivery.snapshot(tick.snapshot)),
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => delivery.complete(),
-      });
+      const error = (failure: unknown): void => subscriber.error(failure);
+      const complete = (): void => delivery.complete();
+      // Without resyncs, snapshots go straight to the queue: no tick object per snapshot and handler.
+      const subscription =
+        period === 0
+          ? source.subscribe({ next: (snapshot) => delivery.snapshot(snapshot), error, complete })
+          : source.pipe(resync<T>({ period, scheduler })).subscribe({
+              next: (tick) => (tick.type === 'resync' ? delivery.resync(tick.snapshot) : delivery.snapshot(tick.snapshot)),
+              error,
+              complete,
+            });
       return () => {
         subscription.unsubscribe();
         delivery.close();
@@ -325,6 +331,16 @@ class Delivery<T extends KubeObject> {
   }
 }
 
+/**
+ * The last update change turned into a notification, and that notification. Every handler of an
+ * informer converts the same change objects in turn (one snapshot reaches each subscription in
+ * order), so with 100 handlers this saves 99 allocations per watch event. Notifications are never
+ * mutated (the queue folds into new ones), so sharing one is safe. It holds one change at most,
+ * until the next update of any informer replaces it.
+ */
+let lastUpdateChange: Change<KubeObject> | undefined;
+let lastUpdateNotification: HandlerNotification<KubeObject> | undefined;
+
 /** The notification for a cache change, or undefined for an update that changed nothing (a resync). */
 function toNotification<T extends KubeObject>(change: Change<T>): HandlerNotification<T> | undefined {
   switch (change.type) {
@@ -335,7 +351,11 @@ function toNotification<T extends KubeObject>(change: Change<T>): HandlerNotific
     case 'update': {
       const before = change.oldObject.metadata.resourceVersion;
       if (before !== undefined && before === change.object.metadata.resourceVersion) return undefined;
-      return { type: 'update', key: change.key, oldObject: change.oldObject, object: change.object, isResync: false };
+      if (lastUpdateChange === change) return lastUpdateNotification as HandlerNotification<T>;
+      const notification: HandlerNotification<T> = { type: 'update', key: change.key, oldObject: change.oldObject, object: change.object, isResync: false };
+      lastUpdateChange = change;
+      lastUpdateNotification = notification;
+      return notification;
     }
   }
 }
