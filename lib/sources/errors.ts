@@ -130,6 +130,21 @@ export class IdleTimeoutError extends InformerError {
   }
 }
 
+/**
+ * True when errors about this resource should not quote what the server sent: core `secrets`,
+ * whose payloads must not reach logs through a malformed line's excerpt. The sources' option
+ * `withholdExcerpts` overrides it (for a custom resource that carries credentials, say).
+ */
+export function withholdsExcerptsByDefault(resource: { readonly group: string; readonly plural: string }): boolean {
+  return resource.group === '' && resource.plural === 'secrets';
+}
+
+/** A ProtocolError with an excerpt, rebuilt without it; any other value unchanged. */
+export function withoutExcerpt(error: unknown, plural: string): unknown {
+  if (!(error instanceof ProtocolError) || error.excerpt === undefined) return error;
+  return new ProtocolError(error.problem, `${error.message} (excerpt withheld: ${plural})`);
+}
+
 /** True for a 410: the resourceVersion (or continue token) is too old. Matches on code, not reason. */
 export function isExpired(error: unknown): error is StatusError {
   return error instanceof StatusError && error.code === 410;

@@ -3,7 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import type { KubeObject } from '../store/object';
 import { apiVersionOf, resourcePath, type Resource } from '../resource';
-import { ProtocolError } from './errors';
+import { ProtocolError, withholdsExcerptsByDefault, withoutExcerpt } from './errors';
 import type { ListOptions, ListPage, Scope } from './listerWatcher';
 import { excerptOf, statusErrorFromResponse } from './statusError';
 import { encodeQuery, isJsonContentType, kubeRequest, readBody, readText } from './transport';
@@ -16,7 +16,14 @@ import { encodeQuery, isJsonContentType, kubeRequest, readBody, readText } from 
  * const options: ListStreamOptions = { namespace: 'default', labelSelector: 'app=web', limit: 100 };
  * ```
  */
-export interface ListStreamOptions extends ListOptions, Scope {}
+export interface ListStreamOptions extends ListOptions, Scope {
+  /**
+   * Leave the server's bytes out of ProtocolError excerpts (the message says they were withheld),
+   * so a malformed item cannot carry an object's data into logs. Default: true for core
+   * `secrets`, false otherwise.
+   */
+  readonly withholdExcerpts?: boolean;
+}
 
 /**
  * The page size when `limit` is unset: client-go's pager default, big enough to keep requests few
@@ -150,8 +157,9 @@ export function list$<T extends KubeObject = KubeObject>(
       subscriber.complete();
     };
 
+    const withhold = options.withholdExcerpts ?? withholdsExcerptsByDefault(resource);
     fetchAll().catch((error: unknown) => {
-      if (!subscriber.closed) subscriber.error(error);
+      if (!subscriber.closed) subscriber.error(withhold ? withoutExcerpt(error, resource.plural) : error);
     });
 
     return () => {

@@ -3,7 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { asyncScheduler, Observable, type SchedulerLike } from 'rxjs';
 import type { KubeObject } from '../store/object';
 import { resourcePath, type Resource } from '../resource';
-import { IdleTimeoutError, NetworkError, ProtocolError } from './errors';
+import { IdleTimeoutError, NetworkError, ProtocolError, withholdsExcerptsByDefault, withoutExcerpt } from './errors';
 import { idleWatchdog, type IdleWatchdog } from './idleWatchdog';
 import { defaultMaxLineBytes, LineSplitter } from './lineSplitter';
 import type { Scope, WatchEvent, WatchOptions } from './listerWatcher';
@@ -28,6 +28,12 @@ export interface WatchStreamOptions extends WatchOptions, Scope {
   readonly scheduler?: SchedulerLike;
   /** The longest watch line accepted before ProtocolError `line-too-long`. Default 64 MiB. */
   readonly maxLineBytes?: number;
+  /**
+   * Leave the server's bytes out of ProtocolError excerpts (the message says they were withheld),
+   * so a corrupted line cannot carry an object's data into logs. Default: true for core
+   * `secrets`, false otherwise.
+   */
+  readonly withholdExcerpts?: boolean;
 }
 
 /** What a watch line parses to before it is checked. */
@@ -82,8 +88,9 @@ export function watch$<T extends KubeObject = KubeObject>(
     const path = resourcePath(resource, { namespace: options.namespace });
     let response: IncomingMessage | undefined;
     let closed = false;
+    const withhold = options.withholdExcerpts ?? withholdsExcerptsByDefault(resource);
     const fail = (error: unknown): void => {
-      if (!closed) subscriber.error(error);
+      if (!closed) subscriber.error(withhold ? withoutExcerpt(error, resource.plural) : error);
     };
     const splitter = new LineSplitter((line) => {
       subscriber.next(parseEvent<T>(line));

@@ -281,3 +281,24 @@ describe('list$', () => {
     expect(pages).toHaveLength(1);
   });
 });
+
+describe('list$ error excerpts of sensitive resources', () => {
+  let server: TestServer;
+  afterEach(async () => {
+    await server?.close();
+  });
+
+  it('withholds the excerpt of a malformed secrets list by default', async () => {
+    const secrets = defineResource({ group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true });
+    const payload = 'c3VwZXItc2VjcmV0LXBhc3N3b3Jk';
+    server = await startServer((_req, res) => sendJson(res, 200, { kind: 'SecretList', metadata: { resourceVersion: '1' }, items: [{ metadata: {}, data: { password: payload } }] }));
+    const result = await collect(list$(kubeConfigFor({ server: server.url }), secrets));
+    const error = result.error as ProtocolError;
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect(error.problem).toBe('missing-metadata');
+    expect(error.excerpt).toBeUndefined();
+    expect(error.message).toContain('excerpt withheld: secrets');
+    const quoted = await collect(list$(kubeConfigFor({ server: server.url }), secrets, { withholdExcerpts: false }));
+    expect((quoted.error as ProtocolError).excerpt).toContain(payload);
+  });
+});

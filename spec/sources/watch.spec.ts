@@ -236,3 +236,45 @@ describe('watch$', () => {
     });
   });
 });
+
+describe('watch$ error excerpts of sensitive resources', () => {
+  let server: TestServer;
+  afterEach(async () => {
+    await server?.close();
+  });
+
+  const secrets = defineResource({ group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true });
+  const tokens = defineResource({ group: 'example.com', version: 'v1', plural: 'tokens', kind: 'Token', namespaced: true });
+  const PAYLOAD = 'c3VwZXItc2VjcmV0LXBhc3N3b3Jk';
+
+  /** Watches `resource` against a server that sends one corrupted line carrying the payload. */
+  async function failureOf(resource: typeof secrets, withholdExcerpts?: boolean): Promise<ProtocolError> {
+    server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"type":"ADDED","object":{"kind":"Secret","data":{"password":"${PAYLOAD}"}\n`);
+    });
+    const result = await collect(watch$(kubeConfigFor({ server: server.url }), resource, withholdExcerpts === undefined ? {} : { withholdExcerpts }));
+    expect(result.error).toBeInstanceOf(ProtocolError);
+    return result.error as ProtocolError;
+  }
+
+  it('withholds the excerpt of a malformed secrets line by default, and says so', async () => {
+    const error = await failureOf(secrets);
+    expect(error.problem).toBe('malformed-json');
+    expect(error.excerpt).toBeUndefined();
+    expect(error.message).toContain('excerpt withheld: secrets');
+    expect(`${error.message} ${error.stack ?? ''}`).not.toContain(PAYLOAD);
+  });
+
+  it('keeps the excerpt for other resources unless told to withhold it', async () => {
+    expect((await failureOf(tokens)).excerpt).toContain(PAYLOAD);
+    await server.close();
+    const withheld = await failureOf(tokens, true);
+    expect(withheld.excerpt).toBeUndefined();
+    expect(withheld.message).not.toContain(PAYLOAD);
+  });
+
+  it('quotes secrets too when withholding is turned off', async () => {
+    expect((await failureOf(secrets, false)).excerpt).toContain(PAYLOAD);
+  });
+});
