@@ -22,7 +22,8 @@ interface WatchLine {
   readonly object: KubeObject & { readonly code?: number };
 }
 
-function getText(url: string): Promise<string> {
+/** GETs `url` and resolves with its body decoded as it arrives; rejects on any status but 200. */
+export function getText(url: string): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     http
       .get(url, (response) => {

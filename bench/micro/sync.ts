@@ -17,7 +17,6 @@
  * Prints the time to synced, CPU time, the longest event-loop stall and GC pauses. Add
  * --cpu-prof or --trace-gc before -r to attribute them.
  */
-import * as http from 'node:http';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
@@ -27,6 +26,7 @@ import type { ListerWatcher, ListPage, WatchEvent } from '../../lib/sources/list
 import { StatusError } from '../../lib/sources/errors';
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX } from '../../lib/store/indexers';
 import { makePod, seededRandom } from '../../lib/testing/churn';
+import { getText } from '../clients/floor';
 
 const [variant = 'b', cachedText = '100000', kubeconfigPath] = process.argv.slice(2);
 const cached = Number(cachedText);
@@ -96,20 +96,6 @@ function report(): void {
     `${variant} sync of ${cached}: ${wall.toFixed(0)} ms, cpu ${((used.user + used.system) / 1000).toFixed(0)} ms, longest stall ${maxStall.toFixed(0)} ms, ` +
       `gc ${gcMs.toFixed(0)} ms in ${gcCount} pauses (longest ${gcMax.toFixed(0)} ms), rss ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB\n`,
   );
-}
-
-function getText(url: string): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
-    http
-      .get(url, (response) => {
-        response.setEncoding('utf8');
-        let body = '';
-        response.on('data', (chunk: string) => (body += chunk));
-        response.on('end', () => resolve(body));
-        response.on('error', reject);
-      })
-      .on('error', reject);
-  });
 }
 
 /** The floor client's list: pages of 500 over HTTP, each parsed and kept in one Map. */
