@@ -78,7 +78,7 @@ const COMPACT_AFTER = 1024;
 export class CoalescingQueue<T extends KubeObject = KubeObject> {
   private entries = new Map<string, PendingEntry<T>>();
   /** Entries in the order their keys became pending, from `head` on; may hold folded-away ones. */
-  private line: PendingEntry<T>[] = [];
+  private line: (PendingEntry<T> | undefined)[] = [];
   private head = 0;
   private dead = 0;
   private pushes = 0;
@@ -144,7 +144,7 @@ export class CoalescingQueue<T extends KubeObject = KubeObject> {
     while (this.head < this.line.length) {
       const entry = this.line[this.head]!;
       if (entry.live) return entry;
-      this.line[this.head++] = undefined as unknown as PendingEntry<T>;
+      this.line[this.head++] = undefined;
       this.dead--;
     }
     if (this.head > 0) this.restart();
@@ -154,7 +154,7 @@ export class CoalescingQueue<T extends KubeObject = KubeObject> {
   /** Removes the head entry, which `first` just returned. */
   private take(entry: PendingEntry<T>): void {
     this.entries.delete(entry.key);
-    this.line[this.head++] = undefined as unknown as PendingEntry<T>;
+    this.line[this.head++] = undefined;
     if (this.head === this.line.length) {
       this.restart();
     } else if (this.head >= COMPACT_AFTER && this.head * 2 >= this.line.length) {
@@ -183,7 +183,7 @@ export class CoalescingQueue<T extends KubeObject = KubeObject> {
     entry.live = false;
     this.entries.delete(entry.key);
     if (++this.dead > COMPACT_AFTER && this.dead > this.entries.size) {
-      this.line = this.line.slice(this.head).filter((pending) => pending.live);
+      this.line = this.line.slice(this.head).filter((pending) => pending?.live === true);
       this.head = 0;
       this.dead = 0;
     }

@@ -131,18 +131,18 @@ export class IdleTimeoutError extends InformerError {
 }
 
 /**
- * True when errors about this resource should not quote what the server sent: core `secrets`,
- * whose payloads must not reach logs through a malformed line's excerpt. The sources' option
- * `withholdExcerpts` overrides it (for a custom resource that carries credentials, say).
+ * What the sources do to an error before they emit it: with excerpts withheld, a ProtocolError is
+ * rebuilt without its excerpt (the message says so), so a malformed line or item cannot carry an
+ * object's data into logs; anything else passes unchanged. `withholdExcerpts` defaults to true for
+ * core `secrets` and false otherwise (set it for a custom resource that carries credentials).
  */
-export function withholdsExcerptsByDefault(resource: { readonly group: string; readonly plural: string }): boolean {
-  return resource.group === '' && resource.plural === 'secrets';
-}
-
-/** A ProtocolError with an excerpt, rebuilt without it; any other value unchanged. */
-export function withoutExcerpt(error: unknown, plural: string): unknown {
-  if (!(error instanceof ProtocolError) || error.excerpt === undefined) return error;
-  return new ProtocolError(error.problem, `${error.message} (excerpt withheld: ${plural})`);
+export function excerptGuard(resource: { readonly group: string; readonly plural: string }, withholdExcerpts?: boolean): (error: unknown) => unknown {
+  const withhold = withholdExcerpts ?? (resource.group === '' && resource.plural === 'secrets');
+  if (!withhold) return (error) => error;
+  return (error) =>
+    error instanceof ProtocolError && error.excerpt !== undefined
+      ? new ProtocolError(error.problem, `${error.message} (excerpt withheld: ${resource.plural})`)
+      : error;
 }
 
 /** True for a 410: the resourceVersion (or continue token) is too old. Matches on code, not reason. */

@@ -3,7 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import type { KubeObject } from '../store/object';
 import { apiVersionOf, resourcePath, type Resource } from '../resource';
-import { ProtocolError, withholdsExcerptsByDefault, withoutExcerpt } from './errors';
+import { excerptGuard, ProtocolError } from './errors';
 import type { ListOptions, ListPage, Scope } from './listerWatcher';
 import { excerptOf, statusErrorFromResponse } from './statusError';
 import { encodeQuery, isJsonContentType, kubeRequest, readBody, readText } from './transport';
@@ -157,9 +157,9 @@ export function list$<T extends KubeObject = KubeObject>(
       subscriber.complete();
     };
 
-    const withhold = options.withholdExcerpts ?? withholdsExcerptsByDefault(resource);
+    const guard = excerptGuard(resource, options.withholdExcerpts);
     fetchAll().catch((error: unknown) => {
-      if (!subscriber.closed) subscriber.error(withhold ? withoutExcerpt(error, resource.plural) : error);
+      if (!subscriber.closed) subscriber.error(guard(error));
     });
 
     return () => {

@@ -3,7 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { asyncScheduler, Observable, type SchedulerLike } from 'rxjs';
 import type { KubeObject } from '../store/object';
 import { resourcePath, type Resource } from '../resource';
-import { IdleTimeoutError, NetworkError, ProtocolError, withholdsExcerptsByDefault, withoutExcerpt } from './errors';
+import { IdleTimeoutError, NetworkError, ProtocolError, excerptGuard } from './errors';
 import { idleWatchdog, type IdleWatchdog } from './idleWatchdog';
 import { defaultMaxLineBytes, LineSplitter } from './lineSplitter';
 import type { Scope, WatchEvent, WatchOptions } from './listerWatcher';
@@ -88,9 +88,9 @@ export function watch$<T extends KubeObject = KubeObject>(
     const path = resourcePath(resource, { namespace: options.namespace });
     let response: IncomingMessage | undefined;
     let closed = false;
-    const withhold = options.withholdExcerpts ?? withholdsExcerptsByDefault(resource);
+    const guard = excerptGuard(resource, options.withholdExcerpts);
     const fail = (error: unknown): void => {
-      if (!closed) subscriber.error(withhold ? withoutExcerpt(error, resource.plural) : error);
+      if (!closed) subscriber.error(guard(error));
     };
     const splitter = new LineSplitter((line) => {
       subscriber.next(parseEvent<T>(line));
