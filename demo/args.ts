@@ -4,7 +4,7 @@
  */
 import { configMaps, defineResource, deployments, namespaces, parseFieldSelector, parseLabelSelector, pods, SelectorSyntaxError, type KubeObject, type Resource } from '../lib';
 import { widgets } from '../lib/testing';
-import { argvParser } from '../lib/testing/argv';
+import { argvParser, CHURN_FLAG_RANGES } from '../lib/testing/argv';
 
 /** What the demo was asked to do, every default filled in. */
 export interface DemoOptions {
@@ -188,16 +188,10 @@ function assign(options: Mutable<DemoOptions>, flag: ValueFlag, value: string): 
       options.external = true;
       return;
     case 'pods':
-      options.pods = args.number(flag, value, { integer: true, min: 0 });
-      return;
     case 'namespaces':
-      options.namespaces = args.number(flag, value, { integer: true, min: 1 });
-      return;
     case 'churn':
-      options.churn = args.number(flag, value, { integer: false, min: 0 });
-      return;
     case 'seed':
-      options.seed = args.number(flag, value, { integer: true, min: 0, max: 2 ** 32 - 1 });
+      options[flag] = args.number(flag, value, CHURN_FLAG_RANGES[flag]);
       return;
     case 'page-size':
       options.pageSize = args.number(flag, value, { integer: true, min: 1 });

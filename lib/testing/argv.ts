@@ -31,6 +31,17 @@ export interface NumberRange {
   readonly max?: number;
 }
 
+/**
+ * The flags that shape a churning loopback cluster, shared by the apiserver CLI and the demo,
+ * with what each accepts: initial pods, namespaces they spread over, mutations per second, seed.
+ */
+export const CHURN_FLAG_RANGES = {
+  pods: { integer: true, min: 0 },
+  namespaces: { integer: true, min: 1 },
+  churn: { integer: false, min: 0 },
+  seed: { integer: true, min: 0, max: 2 ** 32 - 1 },
+} as const satisfies Record<string, NumberRange>;
+
 /** Reads a command line by one {@link FlagGrammar}; see {@link argvParser}. */
 export interface ArgvParser<S extends string, V extends string> {
   /**

@@ -2,7 +2,7 @@
  * Command-line parsing for `rx-informer-apiserver`, kept apart from the command so that it can be
  * tested without starting anything.
  */
-import { argvParser } from './argv';
+import { argvParser, CHURN_FLAG_RANGES } from './argv';
 
 /** What the command was asked to do, every default filled in. */
 export interface CliOptions {
@@ -98,16 +98,10 @@ function assign(options: Mutable<CliOptions>, flag: ValueFlag, value: string): v
       options.token = value;
       return;
     case 'pods':
-      options.pods = args.number(flag, value, { integer: true, min: 0 });
-      return;
     case 'namespaces':
-      options.namespaces = args.number(flag, value, { integer: true, min: 1 });
-      return;
     case 'churn':
-      options.churn = args.number(flag, value, { integer: false, min: 0 });
-      return;
     case 'seed':
-      options.seed = args.number(flag, value, { integer: true, min: 0, max: 2 ** 32 - 1 });
+      options[flag] = args.number(flag, value, CHURN_FLAG_RANGES[flag]);
       return;
     case 'kubeconfig-out':
       if (value === '') throw new CliArgsError('--kubeconfig-out expects a file path');
