@@ -1,10 +1,10 @@
 import { asyncScheduler, Observable, Subscription, type OperatorFunction, type SchedulerLike, type Subscriber } from 'rxjs';
 import { silentLogger, type Logger } from '../logger';
-import type { Change } from '../store/change';
 import type { KubeObject } from '../store/object';
 import type { Snapshot } from '../store/snapshot';
 import { CoalescingQueue, HandlerQueueOverflowError, type HandlerNotification } from './handlerQueue';
 import { effectiveResyncPeriod, resync } from './resync';
+import { batchSharing, SharedBatch, toNotification } from './sharedBatch';
 
 export type { AddNotification, DeleteNotification, HandlerNotification, UpdateNotification } from './handlerQueue';
 export { HandlerQueueOverflowError } from './handlerQueue';
@@ -13,7 +13,8 @@ export { HandlerQueueOverflowError } from './handlerQueue';
  * Callbacks for the changes of one informer, client-go's ResourceEventHandler. Each may return a
  * Promise: the next call to the same handler waits for it to settle (other handlers never wait).
  * A callback that throws or rejects is reported through `onError` and the `'error'` event; the
- * next notification is delivered as usual.
+ * next notification is delivered as usual. The `info` argument is the notification being delivered,
+ * shared with the informer's other handlers: read it, but do not modify or keep it.
  */
 export interface ResourceHandlers<T extends KubeObject = KubeObject> {
   /** An object entered the cache (`isInInitialList` for the initial list or a late handler's catch-up). */
@@ -84,8 +85,11 @@ const DEFAULT_MAX_PENDING = 100_000;
  * ```
  *
  * Costs: the queue holds one entry per object with a pending change; the initial pass and the
- * resyncs walk the immutable snapshot lazily and hold nothing. Deliveries run on `scheduler`,
- * yielding to the event loop every 500 calls or 10 ms, so a long initial list never stalls it.
+ * resyncs walk the immutable snapshot lazily and hold nothing. Handlers of one informer that keep
+ * up share their queue: each change is coalesced once for all of them, so an extra handler costs
+ * little more than its calls; one that falls behind goes on with a queue of its own, with the same
+ * deliveries. Deliveries run on `scheduler`, yielding to the event loop after 500 calls or about
+ * 10 ms, so a long initial list never stalls it.
  *
  * ## Example
  * ```ts
@@ -150,7 +154,14 @@ interface Pass<T extends KubeObject> {
 
 /** The state of one handler subscription: its queue, its passes, its synced flag, its loop. */
 class Delivery<T extends KubeObject> {
+  /** What this handler alone has pending; empty while it reads a shared batch. */
   private readonly pending: CoalescingQueue<T>;
+  /** The batch this handler shares with others (see SharedBatch), with its place in it. */
+  private batch: SharedBatch<T> | undefined;
+  /** Index in `batch.snapshots` of the last snapshot this handler received. */
+  private batchReceived = 0;
+  /** Index in the batch's coalesced list of the next notification to deliver. */
+  private batchNext = 0;
   private latest: Snapshot<T> | undefined;
   private pass: Pass<T> | undefined;
   /** Push sequence after which the handler counts as synced; undefined until a synced snapshot. */
@@ -178,11 +189,8 @@ class Delivery<T extends KubeObject> {
       const pass: Pass<T> = { kind: 'initial', snapshot, keys: snapshot.keys(), ahead: undefined };
       pass.ahead = this.readPass(pass);
       this.pass = pass.ahead === undefined ? undefined : pass;
-    } else {
-      for (const change of snapshot.changes) {
-        const notification = toNotification(change);
-        if (notification !== undefined) this.enqueue(notification);
-      }
+    } else if (!this.share(this.latest, snapshot)) {
+      this.enqueueChanges(snapshot);
     }
     this.latest = snapshot;
     if (snapshot.synced && this.syncedAfterSeq === undefined) this.syncedAfterSeq = this.pending.lastSeq;
@@ -206,6 +214,58 @@ class Delivery<T extends KubeObject> {
     this.scheduled?.unsubscribe();
   }
 
+  /**
+   * Takes the snapshot's changes through a shared batch: true when they are in this handler's
+   * batch, false when the caller must queue them alone. A synced handler with nothing of its own
+   * pending shares; one that cannot follow its batch moves what it has not delivered into its own
+   * queue first, so its queue holds what it would have held without sharing.
+   */
+  private share(previous: Snapshot<T>, snapshot: Snapshot<T>): boolean {
+    const batch = this.batch;
+    if (batch !== undefined) {
+      const received = this.batchReceived + 1;
+      if (received < batch.snapshots.length && batch.snapshots[received] === snapshot) {
+        this.batchReceived = received; // another member folded it in already
+        return true;
+      }
+      if (received === batch.snapshots.length && batch.tryAppend(snapshot)) {
+        this.batchReceived = received;
+        return true;
+      }
+      if (!batch.finishedAt(this.batchNext) || received !== batch.snapshots.length) {
+        this.leaveBatch(batch);
+        return false;
+      }
+      this.batch = undefined;
+    }
+    if (!batchSharing.enabled || !this.synced || this.pending.size > 0 || this.closed) return false;
+    const joined = SharedBatch.join(previous, snapshot, this.maxPending);
+    if (joined === undefined) return false;
+    this.batch = joined;
+    this.batchReceived = 0;
+    this.batchNext = 0;
+    return true;
+  }
+
+  /** Carries on alone: what this handler has not delivered from its batch moves into its own queue. */
+  private leaveBatch(batch: SharedBatch<T>): void {
+    this.batch = undefined;
+    if (this.batchReceived === batch.snapshots.length - 1) {
+      for (const notification of batch.rest(this.batchNext)) this.enqueue(notification);
+      return;
+    }
+    // The batch holds snapshots this handler never received (its stream skips some): it has
+    // delivered nothing from the batch (see next), so it queues the changes it did receive.
+    for (const snapshot of batch.snapshots.slice(0, this.batchReceived + 1)) this.enqueueChanges(snapshot);
+  }
+
+  private enqueueChanges(snapshot: Snapshot<T>): void {
+    for (const change of snapshot.changes) {
+      const notification = toNotification(change);
+      if (notification !== undefined) this.enqueue(notification);
+    }
+  }
+
   private enqueue(notification: HandlerNotification<T>): void {
     const evicted = this.pending.push(notification);
     if (evicted !== undefined) this.report(new HandlerQueueOverflowError(evicted, this.maxPending), evicted);
@@ -220,16 +280,23 @@ class Delivery<T extends KubeObject> {
   /** Delivers notifications until the queue is empty, a handler returns a Promise, or the turn's budget is spent. */
   private turn(): void {
     const start = this.scheduler.now();
+    // Reading the clock costs about as much as a fast handler call, so it is read after 1, 2, 4 and
+    // then every 8 calls while the turn has taken under a millisecond, and after every call once it has.
+    let stride = 1;
+    let nextClockRead = 0;
     for (let delivered = 0; !this.closed; delivered++) {
-      if (delivered >= BATCH_LIMIT || this.scheduler.now() - start >= BATCH_BUDGET_MS) {
-        this.scheduled = scheduleTurn(this.scheduler, () => this.turn());
-        return;
+      if (delivered >= BATCH_LIMIT) return this.yieldTurn();
+      if (delivered === nextClockRead) {
+        const elapsed = this.scheduler.now() - start;
+        if (elapsed >= BATCH_BUDGET_MS) return this.yieldTurn();
+        stride = elapsed < 1 ? Math.min(stride * 2, 8) : 1;
+        nextClockRead = delivered + stride;
       }
       const notification = this.next();
       if (notification === undefined) {
         this.busy = false;
         this.checkSynced();
-        if (this.sourceDone && this.pending.size === 0 && this.pass === undefined) this.subscriber.complete();
+        if (this.sourceDone && this.pending.size === 0 && this.pass === undefined && this.batchDrained()) this.subscriber.complete();
         return;
       }
       const result = this.invoke(notification);
@@ -247,6 +314,10 @@ class Delivery<T extends KubeObject> {
     }
   }
 
+  private yieldTurn(): void {
+    this.scheduled = scheduleTurn(this.scheduler, () => this.turn());
+  }
+
   private resume(): void {
     if (this.closed) return;
     this.checkSynced();
@@ -261,6 +332,17 @@ class Delivery<T extends KubeObject> {
       pass.ahead = this.readPass(pass);
       if (pass.ahead === undefined) this.pass = undefined;
       return notification;
+    }
+    const batch = this.batch;
+    // A handler delivers from its batch only once it has received every snapshot folded into it.
+    if (batch !== undefined && this.batchReceived < batch.snapshots.length - 1) this.leaveBatch(batch);
+    else if (batch !== undefined) {
+      const shared = batch.at(this.batchNext);
+      if (shared !== undefined) {
+        this.batchNext++;
+        return shared;
+      }
+      this.batch = undefined; // all of it received and delivered
     }
     const change = this.pending.shift();
     if (change !== undefined) return change;
@@ -294,17 +376,23 @@ class Delivery<T extends KubeObject> {
   private invoke(notification: HandlerNotification<T>): unknown {
     try {
       switch (notification.type) {
+        // The notification itself is the `info` argument: it has the fields the callbacks declare,
+        // and passing it saves an object per call and handler.
         case 'add':
-          return this.handlers.onAdd?.(notification.object, { key: notification.key, isInInitialList: notification.isInInitialList });
+          return this.handlers.onAdd?.(notification.object, notification);
         case 'update':
-          return this.handlers.onUpdate?.(notification.oldObject, notification.object, { key: notification.key, isResync: notification.isResync });
+          return this.handlers.onUpdate?.(notification.oldObject, notification.object, notification);
         case 'delete':
-          return this.handlers.onDelete?.(notification.object, { key: notification.key, finalStateUnknown: notification.finalStateUnknown });
+          return this.handlers.onDelete?.(notification.object, notification);
       }
     } catch (error: unknown) {
       this.report(error, notification);
       return undefined;
     }
+  }
+
+  private batchDrained(): boolean {
+    return this.batch === undefined || this.batch.finishedAt(this.batchNext);
   }
 
   private checkSynced(): void {
@@ -328,35 +416,6 @@ class Delivery<T extends KubeObject> {
       this.logger.error({ handler: this.name, error: onErrorFailure }, 'onError threw');
     }
     this.subscriber.next({ type: 'error', error, notification });
-  }
-}
-
-/**
- * The last update change turned into a notification, and that notification. Every handler of an
- * informer converts the same change objects in turn (one snapshot reaches each subscription in
- * order), so with 100 handlers this saves 99 allocations per watch event. Notifications are never
- * mutated (the queue folds into new ones), so sharing one is safe. It holds one change at most,
- * until the next update of any informer replaces it.
- */
-let lastUpdateChange: Change<KubeObject> | undefined;
-let lastUpdateNotification: HandlerNotification<KubeObject> | undefined;
-
-/** The notification for a cache change, or undefined for an update that changed nothing (a resync). */
-function toNotification<T extends KubeObject>(change: Change<T>): HandlerNotification<T> | undefined {
-  switch (change.type) {
-    case 'add':
-      return change;
-    case 'delete':
-      return change;
-    case 'update': {
-      const before = change.oldObject.metadata.resourceVersion;
-      if (before !== undefined && before === change.object.metadata.resourceVersion) return undefined;
-      if (lastUpdateChange === change) return lastUpdateNotification as HandlerNotification<T>;
-      const notification: HandlerNotification<T> = { type: 'update', key: change.key, oldObject: change.oldObject, object: change.object, isResync: false };
-      lastUpdateChange = change;
-      lastUpdateNotification = notification;
-      return notification;
-    }
   }
 }
 

@@ -3,7 +3,7 @@ import { TestScheduler } from 'rxjs/testing';
 import type { Delta } from '../../lib/delta';
 import { indexer } from '../../lib/operators/indexer';
 import type { ResourceHandlers } from '../../lib/operators/handle';
-import type { SchedulerLike } from 'rxjs';
+import { Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
 import type { KubeObject } from '../../lib/store/object';
 import type { Snapshot } from '../../lib/store/snapshot';
 
@@ -57,4 +57,38 @@ export function deferred(): { promise: Promise<void>; resolve: () => void; rejec
     reject = rej;
   });
   return { promise, resolve, reject };
+}
+
+/**
+ * A scheduler whose work runs only when the test says so, in order, and whose clock the test sets:
+ * for scripts that interleave emissions and delivery turns exactly.
+ */
+export class ManualScheduler implements SchedulerLike {
+  private queue: { work: () => void; cancelled: boolean }[] = [];
+  clock = 0;
+
+  now(): number {
+    return this.clock;
+  }
+
+  schedule<S>(work: (this: SchedulerAction<S>, state?: S) => void, _delay?: number, state?: S): Subscription {
+    const scheduler = this;
+    const entry = { work: () => undefined as void, cancelled: false };
+    const action = {
+      schedule(nextState?: S): Subscription {
+        return scheduler.schedule(work, 0, nextState);
+      },
+    } as unknown as SchedulerAction<S>;
+    entry.work = () => work.call(action, state);
+    this.queue.push(entry);
+    return new Subscription(() => void (entry.cancelled = true));
+  }
+
+  /** Runs up to `count` of the actions queued now (not those they schedule); returns how many ran. */
+  run(count: number): number {
+    const batch = this.queue.splice(0, count);
+    for (const entry of batch) if (!entry.cancelled) entry.work();
+    this.clock += 1;
+    return batch.length;
+  }
 }
