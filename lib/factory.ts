@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { defer, type Observable, type Subscription } from 'rxjs';
-import { informer, informerName, type Informer, type InformerFromOptions } from './informer';
+import { informer, informerName, type Informer, type InformerFromOptions, type InformerOptions } from './informer';
 import { silentLogger } from './logger';
 import { defineResource, type Resource } from './resource';
 import type { IndexFunc } from './store/indexers';
@@ -33,7 +33,8 @@ export interface ListSelectors {
  * when an informer stops on an error.
  */
 export interface InformerFactoryOptions
-  extends Pick<InformerFromOptions, 'freeze' | 'streamingList' | 'scheduler' | 'logger' | 'backoff' | 'pageSize'> {
+  extends Pick<InformerFromOptions, 'freeze' | 'streamingList' | 'scheduler' | 'logger' | 'backoff' | 'pageSize'>,
+    Pick<InformerOptions, 'listReadAhead'> {
   /** Watch one namespace (client-go's WithNamespace). Default: all. */
   readonly namespace?: string;
   /** Default resync period (ms) of handlers added with `informer.handle()`. Default 0 (never); minimum 1000. */

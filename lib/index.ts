@@ -35,7 +35,7 @@ export { list$, defaultPageSize } from './sources/list';
 export type { ListStreamOptions } from './sources/list';
 export { watch$ } from './sources/watch';
 export type { WatchStreamOptions } from './sources/watch';
-export { kubeListerWatcher } from './sources/kubeListerWatcher';
+export { kubeListerWatcher, type KubeListerWatcherOptions } from './sources/kubeListerWatcher';
 export { inContext } from './sources/transport';
 export type { ListOptions, ListPage, WatchOptions, WatchEvent, ListerWatcher, Scope } from './sources/listerWatcher';
 export {

@@ -1,6 +1,7 @@
 import { firstValueFrom, filter } from 'rxjs';
 import { IndexerConflictError, informerFactory, type InformerFactory } from '../lib/factory';
-import type { Informer } from '../lib/informer';
+import { informer, type Informer } from '../lib/informer';
+import * as kubeListerWatcherModule from '../lib/sources/kubeListerWatcher';
 import { configMaps, namespaces, pods, type Pod } from '../lib/resources';
 import { StatusError } from '../lib/sources/errors';
 import { labelIndex } from '../lib/store/indexers';
@@ -28,6 +29,15 @@ describe('informerFactory', () => {
   const make = (options: Parameters<typeof informerFactory>[1] = {}): InformerFactory =>
     (factory = informerFactory(server.kubeConfig, { backoff: fastBackoff, ...options }));
   const listRequests = (plural: string) => server.requests.entries.filter((r) => r.verb === 'list' && r.resource === plural);
+
+  it('hands its request options (list read-ahead) to every informer, and informer() hands them to its lister-watcher', () => {
+    const made = jest.spyOn(kubeListerWatcherModule, 'kubeListerWatcher');
+    make({ listReadAhead: false }).informerFor(pods).informer$.subscribe().unsubscribe();
+    expect(made).toHaveBeenLastCalledWith(server.kubeConfig, pods, expect.anything(), { listReadAhead: false, withholdExcerpts: undefined });
+    informer(server.kubeConfig, configMaps, { listReadAhead: true, withholdExcerpts: true }).informer$.subscribe().unsubscribe();
+    expect(made).toHaveBeenLastCalledWith(server.kubeConfig, configMaps, expect.anything(), { listReadAhead: true, withholdExcerpts: true });
+    made.mockRestore();
+  });
 
   it('shares one informer per resource, namespace and selectors', () => {
     const f = make({ namespace: 'default' });

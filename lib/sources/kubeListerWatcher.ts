@@ -8,6 +8,14 @@ import { watch$ } from './watch';
 
 export type { Scope } from './listerWatcher';
 
+/** How {@link kubeListerWatcher}'s requests behave, beyond their scope. */
+export interface KubeListerWatcherOptions {
+  /** Lists read one page ahead (default true): `readAhead` of {@link list$}'s options. */
+  readonly listReadAhead?: boolean;
+  /** Leave the server's bytes out of error excerpts. Default: true for core `secrets` only. */
+  readonly withholdExcerpts?: boolean;
+}
+
 /**
  * The ListerWatcher of one resource in one scope, over HTTP: what an informer hands its reflector.
  *
@@ -24,20 +32,23 @@ export type { Scope } from './listerWatcher';
  * @param kubeConfig the cluster and credentials, as client-node loaded them.
  * @param resource the resource type.
  * @param scope one namespace (default all; ignored for cluster-scoped resources) and selectors.
+ * @param options read-ahead of list pages and error excerpts.
  */
 export function kubeListerWatcher<T extends KubeObject = KubeObject>(
   kubeConfig: KubeConfig,
   resource: Resource<T>,
   scope: Scope = {},
+  options: KubeListerWatcherOptions = {},
 ): ListerWatcher<T> {
-  const scoped = <O extends ListOptions | WatchOptions>(options: O): O & Scope => ({
-    ...options,
+  const scoped = <O extends ListOptions | WatchOptions>(request: O): O & Scope => ({
+    ...request,
     namespace: scope.namespace,
-    labelSelector: options.labelSelector ?? scope.labelSelector,
-    fieldSelector: options.fieldSelector ?? scope.fieldSelector,
+    labelSelector: request.labelSelector ?? scope.labelSelector,
+    fieldSelector: request.fieldSelector ?? scope.fieldSelector,
   });
   return {
-    list: (options: ListOptions): Observable<ListPage<T>> => list$(kubeConfig, resource, scoped(options)),
-    watch: (options: WatchOptions): Observable<WatchEvent<T>> => watch$(kubeConfig, resource, scoped(options)),
+    list: (listOptions: ListOptions): Observable<ListPage<T>> =>
+      list$(kubeConfig, resource, { ...scoped(listOptions), readAhead: options.listReadAhead, withholdExcerpts: options.withholdExcerpts }),
+    watch: (watchOptions: WatchOptions): Observable<WatchEvent<T>> => watch$(kubeConfig, resource, { ...scoped(watchOptions), withholdExcerpts: options.withholdExcerpts }),
   };
 }

@@ -23,6 +23,13 @@ export interface ListStreamOptions extends ListOptions, Scope {
    * `secrets`, false otherwise.
    */
   readonly withholdExcerpts?: boolean;
+  /**
+   * Request the next page as soon as this page's head names its continue token (see {@link list$}).
+   * Default true. Turn it off to list one page after another, as client-go does: when the API
+   * server shares the client's CPU cores (a local kind or minikube cluster), its work on the next
+   * page then never competes with the client's garbage collector.
+   */
+  readonly readAhead?: boolean;
 }
 
 /**
@@ -125,7 +132,7 @@ export function list$<T extends KubeObject = KubeObject>(
         const head = continueTokenOfHead(textSoFar);
         if (head === null && textSoFar.length < HEAD_SEARCH_CHARS) return;
         looking = false;
-        if (typeof head === 'string') readAhead(head);
+        if (typeof head === 'string' && options.readAhead !== false) readAhead(head);
       });
       pageRequest.response = undefined;
       return toPage<T>(body, path, resource.kind, apiVersion);

@@ -1,3 +1,4 @@
+import { ProtocolError } from '../../lib/sources/errors';
 import { kubeListerWatcher } from '../../lib/sources/kubeListerWatcher';
 import { defineResource } from '../../lib/resource';
 import { collect, kubeConfigFor, sendJson, startServer, type TestServer } from './support';
@@ -37,6 +38,34 @@ describe('kubeListerWatcher', () => {
     await collect(lw.list({ labelSelector: undefined }));
     expect(server.requests.map((r) => r.query.get('labelSelector'))).toEqual(['app=db', 'app=web']);
     expect(server.requests.map((r) => r.path)).toEqual(['/api/v1/pods', '/api/v1/pods']);
+  });
+
+  it('passes its options to every list and watch: read-ahead off, excerpts withheld', async () => {
+    // Two pages whose first names its continue token at once but ends late, then a malformed watch line.
+    const order: string[] = [];
+    const secretValue = 'not-for-logs';
+    await server.close();
+    server = await startServer((_req, res, seen) => {
+      if (seen.query.get('watch') === '1') {
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end(`{"type":"ADDED","object":${secretValue}\n`);
+        return;
+      }
+      const first = seen.query.get('continue') === null;
+      order.push(`page ${first ? 1 : 2} requested`);
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write(`{"kind":"PodList","metadata":{"resourceVersion":"7"${first ? ',"continue":"t1"' : ''}},"items":[`);
+      setTimeout(() => {
+        order.push(`page ${first ? 1 : 2} ended`);
+        res.end(']}');
+      }, 100);
+    });
+    const lw = kubeListerWatcher(kubeConfigFor({ server: server.url }), pods, {}, { listReadAhead: false, withholdExcerpts: true });
+    await collect(lw.list({ limit: 1 }));
+    expect(order).toEqual(['page 1 requested', 'page 1 ended', 'page 2 requested', 'page 2 ended']);
+    const watched = await collect(lw.watch({ resourceVersion: '7' }));
+    expect(watched.error).toBeInstanceOf(ProtocolError);
+    expect((watched.error as ProtocolError).excerpt).toBeUndefined();
+    expect((watched.error as ProtocolError).message).not.toContain(secretValue);
   });
 
   it('is cold: nothing is requested until a subscription', async () => {

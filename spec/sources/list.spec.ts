@@ -112,6 +112,22 @@ describe('list$', () => {
       ]);
     });
 
+    it('with readAhead false, requests each page only after the one before has ended', async () => {
+      const order: string[] = [];
+      server = await startServer((_req, res, seen) => {
+        const first = seen.query.get('continue') === null;
+        order.push(`page ${first ? 1 : 2} requested`);
+        const end = startPage(res, first ? { resourceVersion: '5', continue: 't1' } : { resourceVersion: '5' }, first ? 'a' : 'b');
+        setTimeout(() => {
+          order.push(`page ${first ? 1 : 2} ended`);
+          end();
+        }, 100);
+      });
+      const result = await collect(list$(kubeConfigFor({ server: server.url }), pods, { limit: 1, readAhead: false }));
+      expect(order).toEqual(['page 1 requested', 'page 1 ended', 'page 2 requested', 'page 2 ended']);
+      expect(result.values.map((page) => page.items.map((item) => item.metadata.name))).toEqual([['a'], ['b']]);
+    });
+
     it('asks for nothing more once a page head says it is the last', async () => {
       server = await startServer((_req, res, seen) => {
         const first = seen.query.get('continue') === null;
