@@ -33,14 +33,14 @@ export class SharedBatch<T extends KubeObject = KubeObject> {
    * or started; undefined when this handler cannot share one (see the class comment).
    */
   static join<T extends KubeObject>(base: Snapshot<T>, next: Snapshot<T>, maxPending: number): SharedBatch<T> | undefined {
-    const existing = batchAfter.get(base) as SharedBatch<T> | undefined;
-    if (existing !== undefined) {
-      const joinable = existing.open !== undefined && existing.maxPending === maxPending && existing.snapshots[0] === next;
-      return joinable ? existing : undefined;
+    if (openBase === base && openBatch !== undefined) {
+      const existing = openBatch as SharedBatch<T>;
+      return existing.maxPending === maxPending && existing.snapshots[0] === next ? existing : undefined;
     }
     const batch = new SharedBatch<T>(maxPending);
     if (!batch.tryAppend(next)) return undefined;
-    batchAfter.set(base, batch as SharedBatch<KubeObject>);
+    openBase = base;
+    openBatch = batch as SharedBatch<KubeObject>;
     return batch;
   }
 
@@ -79,6 +79,10 @@ export class SharedBatch<T extends KubeObject = KubeObject> {
     const open = this.open;
     if (open === undefined) return;
     this.open = undefined;
+    if (openBatch === (this as SharedBatch<KubeObject>)) {
+      openBase = undefined;
+      openBatch = undefined;
+    }
     for (let notification = open.shift(); notification !== undefined; notification = open.shift()) this.frozen.push(notification);
   }
 }
@@ -89,8 +93,16 @@ export class SharedBatch<T extends KubeObject = KubeObject> {
  */
 export const batchSharing = { enabled: true };
 
-/** The batch started after each snapshot; weak, so a batch lives only as long as its members hold it. */
-const batchAfter = new WeakMap<Snapshot<KubeObject>, SharedBatch<KubeObject>>();
+/**
+ * The batch still open to new members, and the snapshot it started after. One slot is enough:
+ * every handler of an informer receives a snapshot in the same synchronous emission, so they all
+ * look for the batch right after the first of them made it. (A WeakMap from snapshots to batches
+ * was tried: a long-lived map whose tables point at young batches keeps them, and everything they
+ * hold, alive through scavenges; one handler, 1k cached, 64 MB young generation: 62 µs/event
+ * against 36 µs.) The slot is cleared when its batch freezes, so it never holds a batch for long.
+ */
+let openBase: Snapshot<KubeObject> | undefined;
+let openBatch: SharedBatch<KubeObject> | undefined;
 
 /**
  * The last update change turned into a notification, and that notification. Handlers not sharing

@@ -28,7 +28,10 @@ describe('SharedBatch', () => {
     expect(batch.finishedAt(3)).toBe(true);
     expect(batch.tryAppend(s3)).toBe(false); // frozen
     expect(batch.rest(1).map((n) => n.key)).toEqual(['ns/b', 'ns/c']);
-    expect(SharedBatch.join(s1, s2, 10)).toBeUndefined(); // nobody joins a frozen batch
+    const late = SharedBatch.join(s1, s2, 10); // nobody joins a frozen batch: a late handler starts its own
+    expect(late).not.toBe(batch);
+    expect(late?.at(0)?.key).toBe('ns/a');
+    expect(late?.at(1)).toBeUndefined();
   });
 
   it('refuses a snapshot that could take it beyond its bound, counting every change as a new object', () => {
