@@ -334,15 +334,18 @@ class Delivery<T extends KubeObject> {
       return notification;
     }
     const batch = this.batch;
-    // A handler delivers from its batch only once it has received every snapshot folded into it.
-    if (batch !== undefined && this.batchReceived < batch.snapshots.length - 1) this.leaveBatch(batch);
-    else if (batch !== undefined) {
-      const shared = batch.at(this.batchNext);
-      if (shared !== undefined) {
-        this.batchNext++;
-        return shared;
+    if (batch !== undefined) {
+      // A handler delivers from its batch only once it has received every snapshot folded into it.
+      if (this.batchReceived < batch.snapshots.length - 1) {
+        this.leaveBatch(batch);
+      } else {
+        const shared = batch.at(this.batchNext);
+        if (shared !== undefined) {
+          this.batchNext++;
+          return shared;
+        }
+        this.batch = undefined; // all of it received and delivered
       }
-      this.batch = undefined; // all of it received and delivered
     }
     const change = this.pending.shift();
     if (change !== undefined) return change;

@@ -11,8 +11,8 @@ import { CoalescingQueue, type HandlerNotification } from './handlerQueue';
  * same coalescing queue from the same changes. With 100 handlers that was 100 map inserts,
  * deletes and queue entries per watch event, most of the cost of fan-out. Instead, the first of
  * them to see the snapshot folds its changes into a batch shared by every handler that drained its
- * queue after the same snapshot (the batch's `base`); the others only check that the batch holds
- * the snapshots they received, in the same order. The batch is frozen into a list when the first
+ * queue after the same snapshot; the others only check that the batch holds the snapshots they
+ * received, in the same order. The batch is frozen into a list when the first
  * member starts delivering, and each member keeps an index into that list.
  *
  * A member that cannot follow (it is still delivering when a new snapshot arrives, it received
