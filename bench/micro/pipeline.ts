@@ -10,13 +10,13 @@
  *
  * Prints µs per event of wall and CPU time. Used to profile what the full benchmark shows.
  */
-import { PerformanceObserver } from 'node:perf_hooks';
 import { Observable, of } from 'rxjs';
 import { informerFrom } from '../../lib/informer';
 import { pods as podResource, type Pod } from '../../lib/resources';
 import type { ListerWatcher, ListPage, WatchEvent } from '../../lib/sources/listerWatcher';
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX } from '../../lib/store/indexers';
 import { makePod, seededRandom } from '../../lib/testing/churn';
+import { observeGcPauses } from './gcPauses';
 
 const [variant = 'b', cachedText = '100000', eventsText = '100000', handlersText = '1'] = process.argv.slice(2);
 const handlerCount = Number(handlersText);
@@ -50,28 +50,20 @@ function feed(emit: (text: string) => void, done: () => void): void {
   turn();
 }
 
-let gcMs = 0;
-let gcCount = 0;
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) {
-    gcMs += entry.duration;
-    gcCount++;
-  }
-}).observe({ entryTypes: ['gc'] });
+const gc = observeGcPauses();
 
 function report(started: number, cpu: NodeJS.CpuUsage): void {
   const wall = performance.now() - started;
   const used = process.cpuUsage(cpu);
   const cpuMs = (used.user + used.system) / 1000;
-  process.stdout.write(`${variant} cached=${cached} events=${events} handlers=${variant === 'b' ? handlerCount : 0}: wall ${((wall * 1000) / events).toFixed(1)} µs/event, cpu ${((cpuMs * 1000) / events).toFixed(1)} µs/event, gc pauses ${((gcMs * 1000) / events).toFixed(1)} µs/event (${gcCount}), ${Math.round((events * 1000) / wall)} events/s\n`);
+  process.stdout.write(`${variant} cached=${cached} events=${events} handlers=${variant === 'b' ? handlerCount : 0}: wall ${((wall * 1000) / events).toFixed(1)} µs/event, cpu ${((cpuMs * 1000) / events).toFixed(1)} µs/event, gc pauses ${((gc.totalMs * 1000) / events).toFixed(1)} µs/event (${gc.count}), ${Math.round((events * 1000) / wall)} events/s\n`);
 }
 
 async function runMap(): Promise<void> {
   const map = new Map<string, Pod>();
   for (const pod of listPage.items) map.set(`${pod.metadata.namespace}/${pod.metadata.name}`, pod);
   let seen = 0;
-  gcMs = 0;
-  gcCount = 0;
+  gc.reset();
   const started = performance.now();
   const cpu = process.cpuUsage();
   await new Promise<void>((resolve) =>
@@ -123,8 +115,7 @@ async function runInformer(): Promise<void> {
   }
   await isSynced;
   while (startWatch === undefined) await new Promise((resolve) => setImmediate(resolve));
-  gcMs = 0;
-  gcCount = 0;
+  gc.reset();
   const started = performance.now();
   const cpu = process.cpuUsage();
   startWatch();

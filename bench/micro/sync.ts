@@ -17,7 +17,6 @@
  * Prints the time to synced, CPU time, the longest event-loop stall and GC pauses. Add
  * --cpu-prof or --trace-gc before -r to attribute them.
  */
-import { PerformanceObserver } from 'node:perf_hooks';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import { informer as createInformer, informerFrom } from '../../lib/informer';
@@ -27,6 +26,7 @@ import { StatusError } from '../../lib/sources/errors';
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX } from '../../lib/store/indexers';
 import { makePod, seededRandom } from '../../lib/testing/churn';
 import { getText } from '../clients/floor';
+import { observeGcPauses } from './gcPauses';
 
 const [variant = 'b', cachedText = '100000', kubeconfigPath] = process.argv.slice(2);
 const cached = Number(cachedText);
@@ -58,16 +58,7 @@ function feedPages(emit: (page: ListPage<Pod>) => void, done: () => void): () =>
   return () => clearImmediate(handle);
 }
 
-let gcMs = 0;
-let gcCount = 0;
-let gcMax = 0;
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) {
-    gcMs += entry.duration;
-    gcCount++;
-    gcMax = Math.max(gcMax, entry.duration);
-  }
-}).observe({ entryTypes: ['gc'] });
+const gc = observeGcPauses();
 
 let maxStall = 0;
 let lastTick = performance.now();
@@ -94,7 +85,7 @@ function report(): void {
   clearInterval(ticker);
   process.stdout.write(
     `${variant} sync of ${cached}: ${wall.toFixed(0)} ms, cpu ${((used.user + used.system) / 1000).toFixed(0)} ms, longest stall ${maxStall.toFixed(0)} ms, ` +
-      `gc ${gcMs.toFixed(0)} ms in ${gcCount} pauses (longest ${gcMax.toFixed(0)} ms), rss ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB\n`,
+      `gc ${gc.totalMs.toFixed(0)} ms in ${gc.count} pauses (longest ${gc.longestMs.toFixed(0)} ms), rss ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB\n`,
   );
 }
 
