@@ -33,7 +33,7 @@ export interface ListSelectors {
  * when an informer stops on an error.
  */
 export interface InformerFactoryOptions
-  extends Pick<InformerFromOptions, 'freeze' | 'streamingList' | 'scheduler' | 'logger' | 'backoff' | 'pageSize'>,
+  extends Pick<InformerFromOptions, 'freeze' | 'shareUnchanged' | 'streamingList' | 'scheduler' | 'logger' | 'backoff' | 'pageSize'>,
     Pick<InformerOptions, 'listReadAhead'> {
   /** Watch one namespace (client-go's WithNamespace). Default: all. */
   readonly namespace?: string;

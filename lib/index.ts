@@ -78,5 +78,6 @@ export type { IndexFunc } from './store/indexers';
 export { objectKey, splitKey } from './store/keys';
 export type { SplitKey } from './store/keys';
 export { dropManagedFields } from './store/transforms';
+export { shareUnchanged } from './store/shareUnchanged';
 export { parseLabelSelector, parseFieldSelector, SelectorSyntaxError } from './store/selector';
 export type { LabelSelector, LabelRequirement, FieldSelector, FieldRequirement } from './store/selector';

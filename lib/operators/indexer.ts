@@ -6,6 +6,7 @@ import { IndexedSnapshot, type SnapshotBuilder } from '../store/indexedSnapshot'
 import { NAMESPACE_INDEX, namespaceIndex, type IndexFunc } from '../store/indexers';
 import { objectKey } from '../store/keys';
 import type { KubeObject } from '../store/object';
+import { shareUnchanged } from '../store/shareUnchanged';
 import type { Snapshot } from '../store/snapshot';
 
 /** Options of {@link indexer}. */
@@ -31,6 +32,18 @@ export interface IndexerConfig<T extends KubeObject = KubeObject> {
    * development and tests. Objects kept from the cache across a relist are not frozen twice.
    */
   freeze?: boolean;
+  /**
+   * Structural sharing between versions (see {@link shareUnchanged}): before `transform`, every
+   * subtree of an incoming update that is deep-equal to the cached version's at the same path is
+   * replaced by the cached one. Default `true`. Values never change; what changes is that an
+   * update's `object` and `oldObject` share what did not change, so `oldObject.spec === object.spec`
+   * tells whether the spec changed, and the cache keeps only the changed paths of each update
+   * (at 100k cached pods it halves the CPU per event, most of it garbage collection). It costs one
+   * walk of the incoming object, and it writes into the incoming object (not into a frozen one):
+   * turn it off when you feed `indexer()` objects that someone else holds and may read as
+   * they were.
+   */
+  shareUnchanged?: boolean;
 }
 
 /** A Replace whose `last` page has not arrived yet. */
@@ -54,9 +67,11 @@ class IndexerState<T extends KubeObject> {
   private relist: Relist<T> | undefined;
   private everSynced = false;
   private readonly prepare: (object: T) => T;
+  private readonly share: boolean;
 
   constructor(config: IndexerConfig<T>) {
     this.current = IndexedSnapshot.empty(config.indexers ?? ({ [NAMESPACE_INDEX]: namespaceIndex } as Record<string, IndexFunc<T>>));
+    this.share = config.shareUnchanged ?? true;
     const transform = config.transform;
     const shouldFreeze = config.freeze ?? false;
     if (transform && shouldFreeze) this.prepare = (object) => freeze(transform(object), true);
@@ -85,6 +100,7 @@ class IndexerState<T extends KubeObject> {
     const previous = this.current.get(key);
     const version = incoming.metadata.resourceVersion;
     if (previous !== undefined && version && previous.metadata.resourceVersion === version) return undefined;
+    if (previous !== undefined && this.share) shareUnchanged(previous, incoming);
     const object = this.prepare(incoming);
     const change: AddChange<T> | UpdateChange<T> =
       previous === undefined ? { type: 'add', key, object, isInInitialList: false } : { type: 'update', key, oldObject: previous, object };
@@ -114,7 +130,12 @@ class IndexerState<T extends KubeObject> {
       const version = incoming.metadata.resourceVersion;
       // Same resourceVersion, same object: keep the cached one, which is already transformed,
       // frozen and in old-generation memory, instead of retaining a second copy.
-      const object = cached !== undefined && version && cached.metadata.resourceVersion === version ? cached : this.prepare(incoming);
+      let object: T;
+      if (cached !== undefined && version && cached.metadata.resourceVersion === version) object = cached;
+      else {
+        if (cached !== undefined && this.share) shareUnchanged(cached, incoming);
+        object = this.prepare(incoming);
+      }
       if (builder.has(key)) relist.duplicated = true;
       else {
         relist.order.push(key);
@@ -188,7 +209,8 @@ class IndexerState<T extends KubeObject> {
  * ```
  *
  * 1. Added/Updated: an add when the key is new, else an update; nothing when the object's
- *    resourceVersion equals the cached one. `transform` and `freeze` apply to what is stored.
+ *    resourceVersion equals the cached one. An update's unchanged subtrees are the cached
+ *    version's (`shareUnchanged`); `transform` and `freeze` apply to what is stored.
  * 2. Deleted: a delete carrying the server's final object; nothing when the key is not cached,
  *    so duplicate deletes collapse.
  * 3. Replace pages fill a new store (a `first` page restarts it); the `last` page swaps it in and

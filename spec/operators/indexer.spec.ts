@@ -277,6 +277,61 @@ describe('indexer', () => {
     });
   });
 
+  describe('structural sharing between versions', () => {
+    type WithSpec = KubeObject & { spec: { replicas: number; template: unknown } };
+    const withSpec = (resourceVersion: string, replicas: number, extra: Partial<KubeObject['metadata']> = {}): WithSpec => ({
+      ...pod('a', resourceVersion, { labels: { app: 'web' }, ...extra }),
+      spec: { replicas, template: { containers: [{ name: 'c', image: 'nginx' }] } },
+    });
+    const update = (snapshot: Snapshot): { oldObject: WithSpec; object: WithSpec } => {
+      const change = snapshot.changes[0]!;
+      if (change.type !== 'update') throw new Error(`expected an update, got ${change.type}`);
+      return { oldObject: change.oldObject as WithSpec, object: change.object as WithSpec };
+    };
+
+    it("gives an update's object the old version's unchanged subtrees, and new ones where it changed", () => {
+      const incoming = withSpec('2', 3);
+      const [, second] = run([replace([withSpec('1', 2)]), updated(incoming)]);
+      const { oldObject, object } = update(second!);
+      expect(object).toBe(incoming);
+      expect(object.metadata.labels).toBe(oldObject.metadata.labels);
+      expect(object.spec).not.toBe(oldObject.spec);
+      expect(object.spec.template).toBe(oldObject.spec.template);
+      expect(object.spec.replicas).toBe(3);
+      expect(object).toEqual(withSpec('2', 3));
+    });
+
+    it('shares a relisted object with the cached version it replaces', () => {
+      const [, relisted] = run([replace([withSpec('1', 2)]), replace([withSpec('2', 2)], '11')]);
+      const { oldObject, object } = update(relisted!);
+      expect(object.metadata.resourceVersion).toBe('2');
+      expect(object.spec).toBe(oldObject.spec);
+    });
+
+    it('shares before the transform, so what the transform passes through is shared too', () => {
+      const [, second] = run([replace([withSpec('1', 2, { managedFields: [{}] })]), updated(withSpec('2', 2, { managedFields: [{}] }))], { transform: dropManagedFields });
+      const { oldObject, object } = update(second!);
+      expect(object.metadata.managedFields).toBeUndefined();
+      expect(object.spec).toBe(oldObject.spec);
+      expect(object.metadata.labels).toBe(oldObject.metadata.labels);
+    });
+
+    it('freezes the new version without refreezing the shared parts, and without throwing', () => {
+      const [, second] = run([replace([withSpec('1', 2)]), updated(withSpec('2', 2))], { freeze: true });
+      const { oldObject, object } = update(second!);
+      expect(object.spec).toBe(oldObject.spec);
+      expect(Object.isFrozen(object)).toBe(true);
+      expect(Object.isFrozen(object.metadata)).toBe(true);
+    });
+
+    it('keeps versions apart with shareUnchanged: false', () => {
+      const [, second] = run([replace([withSpec('1', 2)]), updated(withSpec('2', 2))], { shareUnchanged: false });
+      const { oldObject, object } = update(second!);
+      expect(object.spec).not.toBe(oldObject.spec);
+      expect(object.spec).toEqual(oldObject.spec);
+    });
+  });
+
   describe('subscriptions', () => {
     it('each keep their own state (the operator is cold)', () => {
       const deltas = new Subject<Delta>();

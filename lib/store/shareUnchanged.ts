@@ -1,0 +1,125 @@
+/**
+ * Structural sharing between versions of one object: the indexer hands every incoming version
+ * of a cached object, before `transform`, to {@link shareUnchanged} with the version it replaces.
+ */
+
+/**
+ * Below this depth subtrees are compared and shared; deeper ones are kept as they arrived.
+ * Kubernetes objects nest a dozen levels at most; the bound keeps the recursion safe from
+ * hostile nesting (V8's `JSON.parse` accepts depths that would overflow the stack here).
+ */
+const MAX_DEPTH = 64;
+
+/**
+ * Replaces, inside `incoming`, every subtree that is deep-equal to the subtree at the same path
+ * of `previous` with `previous`'s own subtree, and returns `incoming` itself (never `previous`,
+ * even when the two are equal throughout).
+ *
+ * Why: a watch event carries the whole object, but an update usually changes a few fields
+ * (status, an annotation, `resourceVersion`). Without sharing, the cache keeps a fresh copy of
+ * every field on each update, and those copies survive V8's young generation and are copied into
+ * the old one; with sharing only the changed paths survive and the parsed duplicates die young.
+ * On this project's benchmark pods (~4.4 KB) that halves the CPU per event at 100k cached objects
+ * (docs/PERFORMANCE.md). It also makes "did the spec change?" an O(1) question:
+ * `oldObject.spec === object.spec` holds exactly when the spec is deep-equal.
+ *
+ * Guarantees and costs:
+ * - Values are unchanged: the result is deep-equal to `incoming` as passed.
+ * - Only plain objects and arrays are compared (a `Date` or class instance is kept as is); an
+ *   own `__proto__` key is never shared; frozen containers in `incoming` are not written.
+ * - One walk over `incoming` down to depth 64, no hashing: O(size of the object), a few
+ *   microseconds for a pod, independent of how many objects are cached.
+ * - `incoming` is mutated in place (its containers get `previous`'s children), so it must be an
+ *   object nobody else holds, such as one just parsed from the wire.
+ *
+ * ## Example
+ * ```ts
+ * import { shareUnchanged } from 'rx-informer';
+ *
+ * const before = { metadata: { name: 'web', resourceVersion: '1' }, spec: { replicas: 2 } };
+ * const after = shareUnchanged(before, { metadata: { name: 'web', resourceVersion: '2' }, spec: { replicas: 2 } });
+ * after.spec === before.spec; // true: equal subtrees are the previous version's
+ * after.metadata === before.metadata; // false: resourceVersion changed
+ * ```
+ *
+ * @param previous The version being replaced; not modified.
+ * @param incoming The new version; its equal subtrees are replaced by `previous`'s.
+ * @returns `incoming`.
+ */
+export function shareUnchanged<T extends object>(previous: object, incoming: T): T {
+  if (sameKind(previous, incoming)) shareChildren(previous, incoming, 1);
+  return incoming;
+}
+
+/** Both are plain objects, or both are arrays. */
+function sameKind(previous: object, incoming: object): boolean {
+  const isArray = Array.isArray(incoming);
+  if (isArray !== Array.isArray(previous)) return false;
+  return isArray || (isPlainObject(previous) && isPlainObject(incoming));
+}
+
+function isPlainObject(value: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** `previous` when the two are deep-equal, else `incoming` with its equal children shared. */
+function reuse(previous: unknown, incoming: unknown, depth: number): unknown {
+  // Object.is, not ===: sharing must not turn a -0 into a 0.
+  if (Object.is(previous, incoming)) return previous;
+  if (typeof incoming !== 'object' || incoming === null || typeof previous !== 'object' || previous === null) return incoming;
+  if (depth >= MAX_DEPTH || !sameKind(previous, incoming)) return incoming;
+  return shareChildren(previous, incoming, depth + 1) ? previous : incoming;
+}
+
+/**
+ * Shares `previous`'s children into `incoming` where they are deep-equal; returns whether the
+ * two containers are deep-equal as a whole.
+ */
+function shareChildren(previous: object, incoming: object, depth: number): boolean {
+  return Array.isArray(incoming)
+    ? shareElements(previous as readonly unknown[], incoming as unknown[], depth)
+    : shareProperties(previous as Readonly<Record<string, unknown>>, incoming as Record<string, unknown>, depth);
+}
+
+function shareElements(previous: readonly unknown[], incoming: unknown[], depth: number): boolean {
+  let equal = previous.length === incoming.length;
+  let writable: boolean | undefined;
+  const common = Math.min(previous.length, incoming.length);
+  for (let i = 0; i < common; i++) {
+    const was = previous[i];
+    const now = incoming[i];
+    const kept = reuse(was, now, depth);
+    if (!Object.is(kept, was)) equal = false;
+    else if (kept !== now && (writable ??= !Object.isFrozen(incoming))) incoming[i] = kept;
+  }
+  return equal;
+}
+
+function shareProperties(previous: Readonly<Record<string, unknown>>, incoming: Record<string, unknown>, depth: number): boolean {
+  let equal = true;
+  let writable: boolean | undefined;
+  let keys = 0;
+  for (const key in incoming) {
+    keys++;
+    // Reading `previous.__proto__` without an own key yields Object.prototype, not a child.
+    if (key === '__proto__') {
+      equal = false;
+      continue;
+    }
+    const was = previous[key];
+    if (was === undefined && !Object.hasOwn(previous, key)) {
+      equal = false;
+      continue;
+    }
+    const now = incoming[key];
+    const kept = reuse(was, now, depth);
+    if (!Object.is(kept, was)) equal = false;
+    else if (kept !== now && (writable ??= !Object.isFrozen(incoming))) incoming[key] = kept;
+  }
+  if (equal) {
+    for (const _key in previous) keys--;
+    equal = keys === 0;
+  }
+  return equal;
+}

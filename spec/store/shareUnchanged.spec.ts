@@ -1,0 +1,155 @@
+import fc from 'fast-check';
+import { isDeepStrictEqual } from 'node:util';
+import { shareUnchanged } from '../../lib/store/shareUnchanged';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+const isContainer = (value: unknown): value is object => typeof value === 'object' && value !== null;
+
+/** A JSON value and a second one derived from it by a few random edits, so most subtrees repeat. */
+const versions = fc
+  .tuple(
+    fc.jsonValue({ maxDepth: 5 }) as fc.Arbitrary<Json>,
+    fc.array(fc.tuple(fc.nat(), fc.constantFrom('set', 'delete', 'append'), fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>), { maxLength: 4 }),
+  )
+  .map(([previous, edits]) => {
+    const next = clone(previous);
+    for (const [pick, kind, value] of edits) edit(next, pick, kind, value);
+    return { previous, next };
+  });
+
+/** Applies one edit at a container chosen by `pick` among all of `root`'s containers. */
+function edit(root: Json, pick: number, kind: string, value: Json): void {
+  const containers: (Json[] | { [key: string]: Json })[] = [];
+  const visit = (node: Json): void => {
+    if (!isContainer(node)) return;
+    containers.push(node);
+    for (const child of Object.values(node)) visit(child);
+  };
+  visit(root);
+  if (containers.length === 0) return;
+  const target = containers[pick % containers.length]!;
+  if (Array.isArray(target)) {
+    if (kind === 'append') target.push(value);
+    else if (kind === 'delete') target.pop();
+    else if (target.length > 0) target[pick % target.length] = value;
+  } else {
+    const keys = Object.keys(target);
+    if (kind === 'append' || keys.length === 0) target[`k${pick}`] = value;
+    else if (kind === 'delete') delete target[keys[pick % keys.length]!];
+    else target[keys[pick % keys.length]!] = value;
+  }
+}
+
+/** Every pair of subtrees at the same path of `a` and `b`, both containers of the same kind. */
+function* samePaths(a: unknown, b: unknown): Generator<[object, object]> {
+  if (!isContainer(a) || !isContainer(b) || Array.isArray(a) !== Array.isArray(b)) return;
+  yield [a, b];
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  for (const key of Object.keys(right)) if (Object.hasOwn(left, key)) yield* samePaths(left[key], right[key]);
+}
+
+describe('shareUnchanged', () => {
+  it('keeps the values, returns the incoming object, and shares exactly the deep-equal subtrees', () => {
+    fc.assert(
+      fc.property(versions, ({ previous, next }) => {
+        if (!isContainer(previous) || !isContainer(next)) return;
+        const previousBefore = structuredClone(previous);
+        const expected = structuredClone(next);
+        const result = shareUnchanged(previous, next);
+        expect(result).toBe(next);
+        expect(result).toEqual(expected);
+        expect(previous).toEqual(previousBefore);
+        let first = true;
+        for (const [was, now] of samePaths(previous, result)) {
+          const equal = isDeepStrictEqual(was, now);
+          // Below the top, a subtree is the previous one exactly when the values are equal.
+          if (!first) expect(now === was).toBe(equal);
+          first = false;
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('shares an unchanged spec and status but not the metadata that changed', () => {
+    const previous = { metadata: { name: 'web', resourceVersion: '1', labels: { app: 'web' } }, spec: { replicas: 2, template: { x: [1, 2] } }, status: { ready: 2 } };
+    const next = clone(previous);
+    next.metadata.resourceVersion = '2';
+    const result = shareUnchanged(previous, next);
+    expect(result.spec).toBe(previous.spec);
+    expect(result.status).toBe(previous.status);
+    expect(result.metadata).not.toBe(previous.metadata);
+    expect(result.metadata.labels).toBe(previous.metadata.labels);
+    expect(result.metadata.resourceVersion).toBe('2');
+  });
+
+  it('does not treat a missing key, an extra key or a shorter array as equal', () => {
+    const previous = { a: { x: 1, y: 2 }, b: { x: 1 }, c: [1, 2, 3], d: [{ deep: true }, 2] };
+    const next = { a: { x: 1 }, b: { x: 1, y: undefined }, c: [1, 2], d: [{ deep: true }] };
+    shareUnchanged(previous, next);
+    expect(next.a).not.toBe(previous.a);
+    expect(next.b).not.toBe(previous.b);
+    expect(next.c).not.toBe(previous.c);
+    expect(next.d).not.toBe(previous.d);
+    expect(next.d[0]).toBe(previous.d[0]);
+    expect(next).toEqual({ a: { x: 1 }, b: { x: 1, y: undefined }, c: [1, 2], d: [{ deep: true }] });
+  });
+
+  it('never shares across kinds: an array and an object with the same keys, or a Date', () => {
+    const previous = { list: ['a'], record: { 0: 'a' }, when: new Date(1), other: new Date(1) };
+    const next = { list: { 0: 'a' }, record: ['a'], when: new Date(2), other: new Date(1) };
+    shareUnchanged(previous, next);
+    expect(next.list).toEqual({ 0: 'a' });
+    expect(next.record).toEqual(['a']);
+    expect(next.when.getTime()).toBe(2);
+    expect(next.other).not.toBe(previous.other);
+  });
+
+  it('leaves frozen containers unwritten and does not throw', () => {
+    const previous = { spec: { replicas: 1 }, status: { ready: 0 } };
+    const next = Object.freeze({ spec: { replicas: 1 }, status: Object.freeze({ ready: 1 }) });
+    expect(() => shareUnchanged(previous, next)).not.toThrow();
+    expect(next.spec).not.toBe(previous.spec);
+    expect(next).toEqual({ spec: { replicas: 1 }, status: { ready: 1 } });
+  });
+
+  it('never follows or writes an own __proto__ key', () => {
+    const previous = JSON.parse('{"meta":{"__proto__":{"polluted":true}},"other":{"__proto__":{}}}') as Record<string, object>;
+    const next = JSON.parse('{"meta":{"__proto__":{"polluted":true}},"other":{}}') as Record<string, object>;
+    shareUnchanged(previous, next);
+    expect(Object.getPrototypeOf(next['meta'])).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(next['other'])).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+    expect(next['meta']).not.toBe(previous['meta']);
+    expect(next['other']).not.toBe(previous['other']);
+  });
+
+  it('handles hostile nesting without overflowing the stack, sharing nothing below depth 64', () => {
+    const nested = (depth: number): string => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    const previous = JSON.parse(`{"deep":${nested(100_000)},"shallow":${nested(3)}}`) as Record<string, object>;
+    const next = JSON.parse(`{"deep":${nested(100_000)},"shallow":${nested(3)}}`) as Record<string, object>;
+    expect(() => shareUnchanged(previous, next)).not.toThrow();
+    expect(next['shallow']).toBe(previous['shallow']);
+    expect(next['deep']).not.toBe(previous['deep']);
+  });
+
+  it('compares numbers as Object.is does, so -0 stays -0', () => {
+    const previous = { a: { n: 0 }, b: { n: Number.NaN } };
+    const next = JSON.parse('{"a":{"n":-0},"b":{"n":1}}') as { a: { n: number }; b: { n: number } };
+    next.b.n = Number.NaN;
+    shareUnchanged(previous, next);
+    expect(Object.is(next.a.n, -0)).toBe(true);
+    expect(next.a).not.toBe(previous.a);
+    expect(next.b).toBe(previous.b);
+  });
+
+  it('returns the incoming object even when everything is equal', () => {
+    const previous = { a: { b: 1 } };
+    const next = { a: { b: 1 } };
+    expect(shareUnchanged(previous, next)).toBe(next);
+    expect(next.a).toBe(previous.a);
+  });
+});
