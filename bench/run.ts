@@ -26,6 +26,8 @@ const CLIENT_FLAGS = ['--expose-gc', '--max-old-space-size=8192'];
 /** Extra flags for the clients, e.g. BENCH_CLIENT_FLAGS="--cpu-prof --cpu-prof-dir=bench/results/tmp/prof". */
 const EXTRA_CLIENT_FLAGS = (process.env['BENCH_CLIENT_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
 const SERVER_FLAGS = ['--expose-gc', '--max-old-space-size=12288'];
+/** Extra flags for the server process, e.g. BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=bench/results/tmp/sprof". */
+const EXTRA_SERVER_FLAGS = (process.env['BENCH_SERVER_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
 const ALL_VARIANTS: readonly VariantName[] = ['a1', 'a2', 'b', 'c'];
 
 const FULL: Profile = {
@@ -130,7 +132,7 @@ class ServerProcess {
   client: ChildProcess | undefined;
 
   constructor(buildDir: string) {
-    this.child = fork(path.join(buildDir, 'bench', 'server.js'), [], { execArgv: SERVER_FLAGS, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.child = fork(path.join(buildDir, 'bench', 'server.js'), [], { execArgv: [...SERVER_FLAGS, ...EXTRA_SERVER_FLAGS], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.child.on('message', (message: ServerMessage) => {
       if (message.type === 'reply') {
         const command: ClientCommand = { type: 'reply', reply: message.reply };
