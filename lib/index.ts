@@ -67,6 +67,7 @@ export { ofType } from './operators/ofType';
 export { inNamespace } from './operators/inNamespace';
 export { matchLabels } from './operators/matchLabels';
 export { changedGeneration } from './operators/changedGeneration';
+export { changedAt } from './operators/changedAt';
 
 // The store.
 export type { Snapshot, ListQuery } from './store/snapshot';

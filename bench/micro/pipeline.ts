@@ -6,7 +6,8 @@
  *   node -r ts-node/register/transpile-only bench/micro/pipeline.ts <a2|b|b-cache> 100000 100000 [handlers=1]
  *
  * (b-cache: the informer's snapshots without a handle() subscription.) Add --cpu-prof before -r
- * to profile; SHARE=0 turns the indexer's `shareUnchanged` off, for before/after figures.
+ * to profile; SHARE=0 turns the indexer's `shareUnchanged` off and FREEZE=1 turns `freeze` on,
+ * for before/after figures.
  *
  * Prints µs per event of wall and CPU time. Used to profile what the full benchmark shows.
  */
@@ -89,7 +90,7 @@ async function runInformer(): Promise<void> {
         startWatch = () => feed((text) => subscriber.next({ type: 'MODIFIED', object: JSON.parse(text) as Pod }), () => undefined);
       }),
   };
-  const informer = informerFrom(listerWatcher, { indexers: { [NAMESPACE_INDEX]: namespaceIndex, app: labelIndex('app') }, shareUnchanged: process.env['SHARE'] !== '0' });
+  const informer = informerFrom(listerWatcher, { indexers: { [NAMESPACE_INDEX]: namespaceIndex, app: labelIndex('app') }, shareUnchanged: process.env['SHARE'] !== '0', freeze: process.env['FREEZE'] === '1' });
   let finish: () => void = () => undefined;
   const finished = new Promise<void>((resolve) => (finish = resolve));
   let synced: () => void = () => undefined;

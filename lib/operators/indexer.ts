@@ -26,10 +26,12 @@ export interface IndexerConfig<T extends KubeObject = KubeObject> {
   /**
    * Deep-freeze every stored object with immer's `freeze(object, true)`, so an accidental
    * mutation throws (in strict mode) instead of silently corrupting every snapshot that shares
-   * the object. Default `false`, because it costs about as much as parsing the object: for a
+   * the object. Default `false`, because a new object costs about as much as parsing it: for a
    * 4.5 KB pod on Node 22, deep freeze took ~22 µs against ~30 µs for its `JSON.parse` (best of
-   * 15 runs of 10k pods), i.e. it nearly doubles the per-event cost of the cache. Turn it on in
-   * development and tests. Objects kept from the cache across a relist are not frozen twice.
+   * 15 runs of 10k pods), so it weighs on the initial list and on adds. An update shared with its
+   * cached version (`shareUnchanged`) freezes only its changed paths, since freezing stops at
+   * subtrees already frozen: ~0–3 µs per update at 1k cached pods, against ~34 µs unshared
+   * (`bench/micro/pipeline.ts`, FREEZE=1). Objects kept across a relist are not frozen twice.
    */
   freeze?: boolean;
   /**
@@ -38,8 +40,8 @@ export interface IndexerConfig<T extends KubeObject = KubeObject> {
    * replaced by the cached one. Default `true`. Values never change; what changes is that an
    * update's `object` and `oldObject` share what did not change, so `oldObject.spec === object.spec`
    * tells whether the spec changed, and the cache keeps only the changed paths of each update
-   * (at 100k cached pods it halves the CPU per event, most of it garbage collection). It costs one
-   * walk of the incoming object, and it writes into the incoming object (not into a frozen one):
+   * (at 100k cached pods it took a third off the CPU per event, garbage collection mostly). It
+   * costs one walk of the incoming object, and it writes into the incoming object (not into a frozen one):
    * turn it off when you feed `indexer()` objects that someone else holds and may read as
    * they were.
    */

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
+import { runInNewContext } from 'node:vm';
 import { shareUnchanged } from '../../lib/store/shareUnchanged';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -151,5 +152,25 @@ describe('shareUnchanged', () => {
     const next = { a: { b: 1 } };
     expect(shareUnchanged(previous, next)).toBe(next);
     expect(next.a).toBe(previous.a);
+  });
+});
+
+describe('shareUnchanged across realms', () => {
+  it('shares plain objects made in another realm (a vm context, structuredClone under a test runner)', () => {
+    const foreign = runInNewContext('({ spec: { replicas: 1 }, status: { ready: 1 } })') as { spec: object; status: object };
+    const previous = { spec: { replicas: 1 }, status: { ready: 0 } };
+    shareUnchanged(previous, foreign);
+    expect(foreign.spec).toBe(previous.spec);
+    expect(foreign.status).not.toBe(previous.status);
+  });
+
+  it('still refuses class instances whose prototype chain is longer', () => {
+    class Quantity {
+      constructor(readonly value = 1) {}
+    }
+    const previous = { size: { value: 1 } };
+    const next = { size: new Quantity() };
+    shareUnchanged(previous, next);
+    expect(next.size).toBeInstanceOf(Quantity);
   });
 });
