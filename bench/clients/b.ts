@@ -16,6 +16,8 @@ function rxInformer(config: ClientConfig, handlers: readonly UpdateHandler[]): C
   const indexers: Record<string, IndexFunc<Pod>> = { [NAMESPACE_INDEX]: namespaceIndex, app: labelIndex('app') };
   const podInformer = informer(loopbackKubeConfig(config.serverUrl), pods, {
     indexers,
+    // BENCH_SHARE_UNCHANGED=0 measures b without structural sharing (before/after figures).
+    shareUnchanged: process.env['BENCH_SHARE_UNCHANGED'] !== '0',
     ...(config.dropManagedFields ? { transform: dropManagedFields } : {}),
   });
   const subscriptions: Subscription[] = [];
