@@ -1,5 +1,6 @@
 import { filter, firstValueFrom, ReplaySubject, type Observable, type Subscription } from 'rxjs';
 import { informer, type Informer } from '../../lib/informer';
+import { changedAt } from '../../lib/operators/changedAt';
 import type { ResourceHandlers } from '../../lib/operators/handle';
 import { defineResource } from '../../lib/resource';
 import { pods, type Pod } from '../../lib/resources';
@@ -155,5 +156,29 @@ describe('informer against the loopback API server', () => {
     await until(changes, (c) => c === 'add default/a');
     server.store.delete(pods, 'default', 'a');
     await until(changes, (c) => c === 'delete default/a');
+  });
+
+  it('shares what an update left unchanged with the cached version, so changedAt filters by identity', async () => {
+    const withSpec: Pod = { ...podNamed('a'), spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'nginx' }] }, status: { phase: 'Pending' } };
+    server.store.create(pods, withSpec);
+    const informerOfPods = podInformer();
+    const updates = new ReplaySubject<{ oldObject: Pod; object: Pod }>();
+    const statusChanges = new ReplaySubject<string>();
+    keep(informerOfPods.events$.subscribe((change) => change.type === 'update' && updates.next(change)));
+    keep(informerOfPods.events$.pipe(changedAt((pod) => pod.status)).subscribe((change) => statusChanges.next(`${change.type} ${change.object.metadata.resourceVersion}`)));
+    await until(statusChanges, (line) => line.startsWith('add'));
+
+    const stored = server.store.get(pods, 'default', 'a')!;
+    const labelled = server.store.update(pods, { ...stored, metadata: { ...stored.metadata, labels: { tier: 'web' } } });
+    const running = server.store.update(pods, { ...labelled, status: { phase: 'Running' } });
+    const last = await until(updates, (u) => u.object.metadata.resourceVersion === running.metadata.resourceVersion);
+    expect(last.object.spec).toBe(last.oldObject.spec);
+    expect(last.object.metadata.labels).toBe(last.oldObject.metadata.labels);
+    expect(last.object.status).not.toBe(last.oldObject.status);
+    expect(last.object.status).toEqual({ phase: 'Running' });
+    // The label-only update passed no status change; the status update did.
+    const seen: string[] = [];
+    keep(statusChanges.subscribe((line) => seen.push(line)));
+    expect(seen).toEqual([`add ${stored.metadata.resourceVersion}`, `update ${running.metadata.resourceVersion}`]);
   });
 });
