@@ -10,8 +10,8 @@ import type { KubeObject } from '../store/object';
  * pass. controller-runtime's LabelChangedPredicate and friends, for any part.
  *
  * ```
- * events$:                          --a--u(status only)--u(labels)--d--|
- * changedAt((o) => o.metadata.labels): --a-------------------u(labels)--d--|
+ * events$:                             --a--u(status only)--u(labels)--d--|
+ * changedAt((o) => o.metadata.labels): --a------------------u(labels)--d--|
  * ```
  *
  * Guarantees: a change of the selected part is never dropped (identical objects are equal). An
