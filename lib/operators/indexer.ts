@@ -102,7 +102,7 @@ class IndexerState<T extends KubeObject> {
     const previous = this.current.get(key);
     const version = incoming.metadata.resourceVersion;
     if (previous !== undefined && version && previous.metadata.resourceVersion === version) return undefined;
-    if (previous !== undefined && this.share) shareUnchanged(previous, incoming);
+    if (this.share) shareUnchanged(previous, incoming);
     const object = this.prepare(incoming);
     const change: AddChange<T> | UpdateChange<T> =
       previous === undefined ? { type: 'add', key, object, isInInitialList: false } : { type: 'update', key, oldObject: previous, object };
@@ -135,7 +135,7 @@ class IndexerState<T extends KubeObject> {
       let object: T;
       if (cached !== undefined && version && cached.metadata.resourceVersion === version) object = cached;
       else {
-        if (cached !== undefined && this.share) shareUnchanged(cached, incoming);
+        if (this.share) shareUnchanged(cached, incoming);
         object = this.prepare(incoming);
       }
       if (builder.has(key)) relist.duplicated = true;

@@ -324,6 +324,19 @@ describe('indexer', () => {
       expect(Object.isFrozen(object.metadata)).toBe(true);
     });
 
+    it('gives all cached objects one shared, frozen empty object, from the list and from watch events', () => {
+      type WithVolumes = KubeObject & { spec: { volumes: { name: string; emptyDir: object }[] } };
+      const volume = (name: string, rv: string): WithVolumes => ({ ...pod(name, rv), spec: { volumes: [{ name: 'scratch', emptyDir: {} }] } });
+      const [listed, afterAdd] = run([replace([volume('a', '1'), volume('b', '1')]), added(volume('c', '2'))]);
+      const emptyDirOf = (object: KubeObject | undefined): unknown => (object as WithVolumes).spec.volumes[0]!.emptyDir;
+      const first = emptyDirOf(listed!.get('default/a'));
+      expect(emptyDirOf(listed!.get('default/b'))).toBe(first);
+      expect(emptyDirOf(afterAdd!.get('default/c'))).toBe(first);
+      expect(Object.isFrozen(first)).toBe(true);
+      const [plain] = run([replace([volume('a', '1'), volume('b', '1')])], { shareUnchanged: false });
+      expect(emptyDirOf(plain!.get('default/a'))).not.toBe(emptyDirOf(plain!.get('default/b')));
+    });
+
     it('keeps versions apart with shareUnchanged: false', () => {
       const [, second] = run([replace([withSpec('1', 2)]), updated(withSpec('2', 2))], { shareUnchanged: false });
       const { oldObject, object } = update(second!);

@@ -174,3 +174,61 @@ describe('shareUnchanged across realms', () => {
     expect(next.size).toBeInstanceOf(Quantity);
   });
 });
+
+describe('shareUnchanged and empty objects', () => {
+  /** Every empty plain object inside `value`. */
+  const empties = (value: unknown, found: object[] = []): object[] => {
+    if (!isContainer(value)) return found;
+    if (!Array.isArray(value) && Object.keys(value).length === 0) found.push(value);
+    for (const child of Object.values(value)) empties(child, found);
+    return found;
+  };
+
+  it('gives every object one shared, frozen empty object in place of its own {}s', () => {
+    const first = shareUnchanged(undefined, { spec: { volumes: [{ name: 'v', emptyDir: {} }], securityContext: {} }, fields: { 'f:a': {}, 'f:b': { '.': {} } } });
+    const second = shareUnchanged(undefined, { metadata: { annotations: {} } });
+    const all = [...empties(first), ...empties(second)];
+    expect(all).toHaveLength(5);
+    expect(new Set(all).size).toBe(1);
+    expect(Object.isFrozen(all[0])).toBe(true);
+    expect(first).toEqual({ spec: { volumes: [{ name: 'v', emptyDir: {} }], securityContext: {} }, fields: { 'f:a': {}, 'f:b': { '.': {} } } });
+  });
+
+  it('interns the empty objects of an update too, in new keys, new array elements and changed kinds', () => {
+    const previous = shareUnchanged(undefined, { a: { x: 1 }, list: [{ y: 1 }], kind: 'text' as unknown });
+    const next = shareUnchanged(previous, { a: { x: 1, added: {} }, list: [{ y: 1 }, { z: {} }], kind: { inner: {} } as unknown, extra: {} });
+    const found = empties(next);
+    expect(found).toHaveLength(4);
+    expect(new Set(found).size).toBe(1);
+    expect(next.list[0]).toBe(previous.list[0]);
+  });
+
+  it('keeps values, one shared empty object across versions, and sharing exactly the equal subtrees (property)', () => {
+    fc.assert(
+      fc.property(versions, ({ previous, next }) => {
+        if (!isContainer(previous) || !isContainer(next)) return;
+        // JSON copies: structuredClone under jest makes objects of another realm, which stay as they are.
+        const cached = shareUnchanged(undefined, clone(previous));
+        const expected = structuredClone(next);
+        const result = shareUnchanged(cached, next);
+        expect(result).toEqual(expected);
+        expect(cached).toEqual(clone(previous));
+        const found = [...empties(cached), ...empties(result)].filter((empty) => empty !== result && empty !== cached);
+        expect(new Set(found).size).toBeLessThanOrEqual(1);
+        for (const empty of found) expect(Object.isFrozen(empty)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('leaves empty arrays, foreign-realm {}s and anything below depth 64 as they are', () => {
+    const foreign = runInNewContext('({})') as object;
+    const deep = JSON.parse('{"a":'.repeat(70) + '{}' + '}'.repeat(70)) as Record<string, unknown>;
+    const value = shareUnchanged(undefined, { list: [] as unknown[], foreign, deep });
+    expect(Object.isFrozen(value.list)).toBe(false);
+    expect(value.foreign).toBe(foreign);
+    let node: Record<string, unknown> = value.deep as Record<string, unknown>;
+    for (let i = 0; i < 69; i++) node = node['a'] as Record<string, unknown>;
+    expect(Object.isFrozen(node['a'])).toBe(false);
+  });
+});
