@@ -32,7 +32,8 @@ export interface InformerFromOptions<T extends KubeObject = KubeObject> {
   /**
    * Share the unchanged subtrees of each update with the cached version it replaces, so that
    * `oldObject.spec === object.spec` exactly when the spec did not change and the cache keeps
-   * only changed paths (see `shareUnchanged`). Default true; it costs one walk of each update.
+   * only changed paths, and give all cached objects one frozen `{}` for their empty objects
+   * (see `shareUnchanged`). Default true; it costs one walk of each stored object.
    */
   readonly shareUnchanged?: boolean;
   /** List with a streaming list (`sendInitialEvents`), falling back to paged lists. Default false. */

@@ -35,15 +35,16 @@ export interface IndexerConfig<T extends KubeObject = KubeObject> {
    */
   freeze?: boolean;
   /**
-   * Structural sharing between versions (see {@link shareUnchanged}): before `transform`, every
-   * subtree of an incoming update that is deep-equal to the cached version's at the same path is
-   * replaced by the cached one. Default `true`. Values never change; what changes is that an
-   * update's `object` and `oldObject` share what did not change, so `oldObject.spec === object.spec`
-   * tells whether the spec changed, and the cache keeps only the changed paths of each update
-   * (at 100k cached pods it took a third off the CPU per event, garbage collection mostly). It
-   * costs one walk of the incoming object, and it writes into the incoming object (not into a frozen one):
-   * turn it off when you feed `indexer()` objects that someone else holds and may read as
-   * they were.
+   * Structural sharing (see {@link shareUnchanged}): before `transform`, every subtree of an
+   * incoming update that is deep-equal to the cached version's at the same path is replaced by the
+   * cached one, and every other empty object `{}` of any stored object by one shared frozen `{}`.
+   * Default `true`. Values never change; what changes is that an update's `object` and
+   * `oldObject` share what did not change, so `oldObject.spec === object.spec` tells whether the
+   * spec changed, that the cache keeps only the changed paths of each update (at 100k cached pods
+   * it took a third off the CPU per event, garbage collection mostly), and that the `{}` markers
+   * of `managedFields` cost nothing (a pod's heap: 10.8 → 4.5 KiB). It costs one walk of each
+   * stored object, and it writes into the incoming object (not into a frozen one): turn it off
+   * when you feed `indexer()` objects that someone else holds and may read as they were.
    */
   shareUnchanged?: boolean;
 }
@@ -212,7 +213,8 @@ class IndexerState<T extends KubeObject> {
  *
  * 1. Added/Updated: an add when the key is new, else an update; nothing when the object's
  *    resourceVersion equals the cached one. An update's unchanged subtrees are the cached
- *    version's (`shareUnchanged`); `transform` and `freeze` apply to what is stored.
+ *    version's, and empty objects are one shared frozen `{}` (`shareUnchanged`); `transform` and
+ *    `freeze` apply to what is stored.
  * 2. Deleted: a delete carrying the server's final object; nothing when the key is not cached,
  *    so duplicate deletes collapse.
  * 3. Replace pages fill a new store (a `first` page restarts it); the `last` page swaps it in and
