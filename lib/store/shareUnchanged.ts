@@ -90,7 +90,16 @@ function reuse(previous: unknown, incoming: unknown, depth: number): unknown {
   if (Object.is(previous, incoming)) return previous;
   if (typeof incoming !== 'object' || incoming === null || depth >= MAX_DEPTH) return incoming;
   if (typeof previous !== 'object' || previous === null || !sameKind(previous, incoming)) return intern(incoming, depth);
-  return shareChildren(previous, incoming, depth + 1) ? previous : incoming;
+  if (shareChildren(previous, incoming, depth + 1)) return previous;
+  // A map that lost all its keys: the walk has not seen it as a new object, so intern it here.
+  return isEmptyObject(incoming) ? EMPTY_OBJECT : incoming;
+}
+
+/** An empty plain object of this realm (run only on containers that changed, a few per update). */
+function isEmptyObject(value: object): boolean {
+  if (Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const _key in value) return false;
+  return true;
 }
 
 /** The shared empty object for an empty plain object of this realm, else `value` with its children interned. */

@@ -232,3 +232,13 @@ describe('shareUnchanged and empty objects', () => {
     expect(Object.isFrozen(node['a'])).toBe(false);
   });
 });
+
+describe('shareUnchanged and a map emptied by an update', () => {
+  it('interns the {} that replaced a non-empty map (found by the property test: [{"":""}] → [{}])', () => {
+    const previous = shareUnchanged(undefined, [{ '': '' }]);
+    const next = shareUnchanged(previous, [{}]);
+    const other = shareUnchanged(undefined, { empty: {} });
+    expect(next[0]).toBe(other.empty);
+    expect(Object.isFrozen(next[0])).toBe(true);
+  });
+});
