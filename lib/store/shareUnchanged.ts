@@ -28,8 +28,9 @@ const EMPTY_OBJECT: object = Object.freeze({});
  * every field on each update, and those copies survive V8's young generation and are copied into
  * the old one; with sharing only the changed paths survive and the parsed duplicates die young.
  * On this project's benchmark pods (~4.4 KB) that took a third off the CPU per event at 100k
- * cached objects (docs/PERFORMANCE.md). It also makes "did the spec change?" an O(1) question:
- * `oldObject.spec === object.spec` holds exactly when the spec is deep-equal.
+ * cached objects, and half with the shared empty objects below (docs/PERFORMANCE.md). It also
+ * makes "did the spec change?" an O(1) question: `oldObject.spec === object.spec` holds when the
+ * spec is deep-equal (within the limits listed below) and never when it changed.
  *
  * Why the empty objects: `managedFields` marks every managed field with `{}`, so most of a
  * pod's objects are empty ones (115 of 187 in this project's benchmark pod), and V8 gives each
