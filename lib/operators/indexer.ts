@@ -83,6 +83,12 @@ class IndexerState<T extends KubeObject> {
     else this.prepare = (object) => object;
   }
 
+  /** What is stored for `incoming`: shared with the version it replaces, then transformed and frozen. */
+  private store(incoming: T, replaced: T | undefined): T {
+    if (this.share) shareUnchanged(replaced, incoming);
+    return this.prepare(incoming);
+  }
+
   /** Applies one delta; returns the snapshot to emit, or undefined when nothing changed. */
   step(delta: Delta<T>): IndexedSnapshot<T> | undefined {
     switch (delta.type) {
@@ -103,8 +109,7 @@ class IndexerState<T extends KubeObject> {
     const previous = this.current.get(key);
     const version = incoming.metadata.resourceVersion;
     if (previous !== undefined && version && previous.metadata.resourceVersion === version) return undefined;
-    if (this.share) shareUnchanged(previous, incoming);
-    const object = this.prepare(incoming);
+    const object = this.store(incoming, previous);
     const change: AddChange<T> | UpdateChange<T> =
       previous === undefined ? { type: 'add', key, object, isInInitialList: false } : { type: 'update', key, oldObject: previous, object };
     return (this.current = this.current.put(key, previous, object, [change], version || this.current.resourceVersion));
@@ -133,12 +138,7 @@ class IndexerState<T extends KubeObject> {
       const version = incoming.metadata.resourceVersion;
       // Same resourceVersion, same object: keep the cached one, which is already transformed,
       // frozen and in old-generation memory, instead of retaining a second copy.
-      let object: T;
-      if (cached !== undefined && version && cached.metadata.resourceVersion === version) object = cached;
-      else {
-        if (this.share) shareUnchanged(cached, incoming);
-        object = this.prepare(incoming);
-      }
+      const object = cached !== undefined && version && cached.metadata.resourceVersion === version ? cached : this.store(incoming, cached);
       if (builder.has(key)) relist.duplicated = true;
       else {
         relist.order.push(key);

@@ -150,10 +150,10 @@ function shareElements(previous: readonly unknown[], incoming: unknown[], depth:
     if (!Object.is(kept, was)) equal = false;
     if (kept !== now && (writable ??= !Object.isFrozen(incoming))) incoming[i] = kept;
   }
+  // Elements past the previous version's end are new: reuse() without a previous interns them.
   for (let i = common; i < incoming.length; i++) {
     const now = incoming[i];
-    if (typeof now !== 'object' || now === null || depth >= MAX_DEPTH) continue;
-    const kept = intern(now, depth);
+    const kept = reuse(undefined, now, depth);
     if (kept !== now && (writable ??= !Object.isFrozen(incoming))) incoming[i] = kept;
   }
   return equal;
@@ -172,16 +172,10 @@ function shareProperties(previous: Readonly<Record<string, unknown>>, incoming: 
     }
     const was = previous[key];
     const now = incoming[key];
-    if (was === undefined && !Object.hasOwn(previous, key)) {
-      equal = false;
-      if (typeof now === 'object' && now !== null && depth < MAX_DEPTH) {
-        const kept = intern(now, depth);
-        if (kept !== now && (writable ??= !Object.isFrozen(incoming))) incoming[key] = kept;
-      }
-      continue;
-    }
+    // A key the previous version lacks is new (reuse() then interns it), even when its value is undefined.
+    const added = was === undefined && !Object.hasOwn(previous, key);
     const kept = reuse(was, now, depth);
-    if (!Object.is(kept, was)) equal = false;
+    if (added || !Object.is(kept, was)) equal = false;
     if (kept !== now && (writable ??= !Object.isFrozen(incoming))) incoming[key] = kept;
   }
   if (equal) {
