@@ -233,6 +233,25 @@ describe('shareUnchanged and empty objects', () => {
   });
 });
 
+describe('shareUnchanged where the cached version holds the shared {}', () => {
+  const cached = shareUnchanged(undefined, { a: {}, b: {}, c: {}, d: {}, e: {} as unknown });
+
+  it('keeps the shared {} for a {} and takes whatever else replaced it as new', () => {
+    const foreign = runInNewContext('({})') as object;
+    const next = shareUnchanged(cached, { a: {}, b: { filled: {} }, c: [] as unknown, d: foreign, e: 'text' as unknown });
+    expect(next.a).toBe(cached.a);
+    // A map that gained a key is the incoming one, with its own {} interned.
+    expect(next.b).not.toBe(cached.b);
+    expect(next.b).toEqual({ filled: {} });
+    expect(next.b.filled).toBe(cached.a);
+    expect(Array.isArray(next.c)).toBe(true);
+    expect(Object.isFrozen(next.c)).toBe(false);
+    // Another realm's {} is deep-equal to the cached one, so the cached (shared) one is kept.
+    expect(next.d).toBe(cached.d);
+    expect(next.e).toBe('text');
+  });
+});
+
 describe('shareUnchanged and a map emptied by an update', () => {
   it('interns the {} that replaced a non-empty map (found by the property test: [{"":""}] → [{}])', () => {
     const previous = shareUnchanged(undefined, [{ '': '' }]);
