@@ -7,7 +7,7 @@
  *
  * Options: --quick, --reps N, --events N (throughput phase), --gc default,semi64, --merge (keep
  * the runs of the previous results file that this run does not repeat), --only a1,b (variants), --sizes 1000,10000 (populations),
- * --write-docs, --no-docs.
+ * --write-docs, --no-docs. The full run first waits (2 min at most) for the machine to settle.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildForBench } from './build';
 import type { ClientCommand, ClientConfig, ClientMessage, ClientPlan, ClientResult, ServerCommand, ServerMessage, VariantName } from './protocol';
-import { writeReport, type GcSetting, type Job, type Machine, type Profile, type RunRecord } from './report';
+import { BUSY_LOAD_PER_CORE, writeReport, type GcSetting, type Job, type Machine, type Profile, type RunRecord } from './report';
 
 const GC_FLAGS: Readonly<Record<GcSetting, readonly string[]>> = {
   default: [],
@@ -206,7 +206,7 @@ function describe(job: Job): string {
 async function main(): Promise<void> {
   const { profile, variants, writeDocs, sizes, merge, fileName } = parseArguments(process.argv.slice(2));
   const started = Date.now();
-  const loadAverageAtStart = os.loadavg();
+  const loadAverageAtStart = await settledLoadAverage(profile);
   if (Number(process.versions.node.split('.')[0]) < 22) {
     throw new Error(`client-node 2.x needs Node ≥ 22.19; this is ${process.version}. Run through npm (node_modules/.bin/node).`);
   }
@@ -255,6 +255,22 @@ function previousRuns(profile: Profile, variants: readonly VariantName[], sizes:
   const repeated = (job: Job): boolean =>
     variants.includes(job.variant) && profile.gcSettings.includes(job.gc) && (sizes === undefined || sizes.includes(job.pods));
   return previous.filter((run) => !repeated(run.job));
+}
+
+/**
+ * The load average to start from. The full run first waits, two minutes at most, for the
+ * one-minute load average to fall below {@link BUSY_LOAD_PER_CORE} per core, so that the tail of
+ * work that just ended (a previous run's, say) is neither measured against nor reported as other
+ * work sharing the cores; the quick run starts at once.
+ */
+async function settledLoadAverage(profile: Profile): Promise<number[]> {
+  const busy = os.cpus().length * BUSY_LOAD_PER_CORE;
+  const deadline = Date.now() + (profile.name === 'full' ? 120_000 : 0);
+  while (os.loadavg()[0]! > busy && Date.now() < deadline) {
+    process.stdout.write(`waiting for the load average (${os.loadavg()[0]!.toFixed(2)}) to fall below ${busy}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+  }
+  return os.loadavg();
 }
 
 function machineInfo(loadAverageAtStart: readonly number[]): Machine {
