@@ -44,7 +44,11 @@ export interface InformerFromOptions<T extends KubeObject = KubeObject> {
   readonly logger?: Logger;
   /** Retry delays. Default: 800 ms doubling to 30 s, full jitter, reset after 2 min healthy. */
   readonly backoff?: BackoffConfig;
-  /** Items per list page. Default 500. */
+  /**
+   * Items per list page. Default 500 (client-go's). A page is parsed in one piece: 250 halved the
+   * longest event-loop stall of a 100k-pod sync here (to 42–59 ms) and cut its peak RSS by 15 %,
+   * for 5–10 % more sync time (docs/guides/memory.md).
+   */
   readonly pageSize?: number;
   /**
    * Server-side watch timeout, drawn per watch in [min, max) seconds (client-go's spread, so many
