@@ -130,6 +130,12 @@ export interface Verdict {
   readonly cpuValue: number | undefined;
   readonly threshold: string;
   readonly held: boolean | undefined;
+  /**
+   * The same measure for the floors (undefined where a floor is the reference itself): a1 only
+   * parses, a2 is the cheapest cache that keeps every object. A target a1 misses cannot be met by
+   * any client that parses what it receives; one a2 misses asks for more than a plain cache.
+   */
+  readonly floors: Readonly<Partial<Record<'a1' | 'a2', { readonly value: number; readonly held: boolean }>>>;
 }
 
 interface Table {
@@ -173,31 +179,38 @@ function verdicts(bench: BenchRun): Verdict[] {
     const setting = GC_LABEL[gc];
     const bigEps = row(runs, main(big, gc), 'eventsPerSecond');
     const smallEps = row(runs, main(small, gc), 'eventsPerSecond');
-    const check = (target: string, value: number | undefined, threshold: string, held: (v: number) => boolean, cpuValue?: number): void => {
-      out.push({ target, setting, value, cpuValue, threshold, held: value === undefined ? undefined : held(value) });
+    /** `measure(variant)` gives the value for any variant, so that the floors are judged by the same rule. */
+    const check = (target: string, measure: (variant: VariantName) => number | undefined, threshold: string, held: (v: number) => boolean, cpuValue?: number, floorsApply = true): void => {
+      const value = measure('b');
+      const floors: Partial<Record<'a1' | 'a2', { value: number; held: boolean }>> = {};
+      for (const floor of floorsApply ? (['a1', 'a2'] as const) : []) {
+        const floorValue = measure(floor);
+        if (floorValue !== undefined) floors[floor] = { value: floorValue, held: held(floorValue) };
+      }
+      out.push({ target, setting, value, cpuValue, threshold, held: value === undefined ? undefined : held(value), floors });
     };
     const bigCpu = row(runs, main(big, gc), 'cpuEventsPerSecond');
     const smallCpu = row(runs, main(small, gc), 'cpuEventsPerSecond');
-    check(`watch throughput ≥ 0.85× a2 at ${sizeLabel(big)} cached`, ratio(bigEps.b, bigEps.a2), '≥ 0.85', (v) => v >= 0.85, ratio(bigCpu.b, bigCpu.a2));
+    check(`watch throughput ≥ 0.85× a2 at ${sizeLabel(big)} cached`, (v) => ratio(bigEps[v], bigEps.a2), '≥ 0.85', (v) => v >= 0.85, ratio(bigCpu.b, bigCpu.a2), false);
     for (const pods of profile.throughputCaches) {
       const eps = row(runs, main(pods, gc), 'eventsPerSecond');
       const cpu = row(runs, main(pods, gc), 'cpuEventsPerSecond');
-      check(`watch throughput ≥ 1.5× client-node at ${sizeLabel(pods)} cached`, ratio(eps.b, eps.c), '≥ 1.5', (v) => v >= 1.5, ratio(cpu.b, cpu.c));
+      check(`watch throughput ≥ 1.5× client-node at ${sizeLabel(pods)} cached`, (v) => ratio(eps[v], eps.c), '≥ 1.5', (v) => v >= 1.5, ratio(cpu.b, cpu.c));
     }
-    check(`events/s at ${sizeLabel(big)} cached ≥ 0.8× at ${sizeLabel(small)}`, ratio(bigEps.b, smallEps.b), '≥ 0.8', (v) => v >= 0.8, ratio(bigCpu.b, smallCpu.b));
+    check(`events/s at ${sizeLabel(big)} cached ≥ 0.8× at ${sizeLabel(small)}`, (v) => ratio(bigEps[v], smallEps[v]), '≥ 0.8', (v) => v >= 0.8, ratio(bigCpu.b, smallCpu.b));
     for (const pods of profile.syncSizes) {
       const sync = row(runs, main(pods, gc), 'syncMs');
       const cpu = row(runs, main(pods, gc), 'syncCpuMs');
-      check(`initial sync time ≤ 0.8× client-node at ${sizeLabel(pods)}`, ratio(sync.b, sync.c), '≤ 0.8', (v) => v <= 0.8, ratio(cpu.b, cpu.c));
+      check(`initial sync time ≤ 0.8× client-node at ${sizeLabel(pods)}`, (v) => ratio(sync[v], sync.c), '≤ 0.8', (v) => v <= 0.8, ratio(cpu.b, cpu.c));
     }
     const stall = row(runs, main(biggestSync, gc), 'syncStallMs');
-    check(`longest event-loop stall during sync of ${sizeLabel(biggestSync)} ≤ 50 ms`, stall.b, '≤ 50 ms', (v) => v <= 50);
+    check(`longest event-loop stall during sync of ${sizeLabel(biggestSync)} ≤ 50 ms`, (v) => stall[v], '≤ 50 ms', (v) => v <= 50);
     const rss = row(runs, main(biggestSync, gc), 'syncRssMiB');
-    check(`peak RSS during sync of ${sizeLabel(biggestSync)} ≤ 0.6× client-node`, ratio(rss.b, rss.c), '≤ 0.6', (v) => v <= 0.6);
+    check(`peak RSS during sync of ${sizeLabel(biggestSync)} ≤ 0.6× client-node`, (v) => ratio(rss[v], rss.c), '≤ 0.6', (v) => v <= 0.6);
     const heap = row(runs, main(profile.transformSize, gc), 'heapKiB');
-    check(`heap per cached object ≤ 1.2× the parsed object (a2), ${sizeLabel(profile.transformSize)}`, ratio(heap.b, heap.a2), '≤ 1.2', (v) => v <= 1.2);
+    check(`heap per cached object ≤ 1.2× the parsed object (a2), ${sizeLabel(profile.transformSize)}`, (v) => ratio(heap[v], heap.a2), '≤ 1.2', (v) => v <= 1.2, undefined, false);
     const heapT = row(runs, (job) => job.kind === 'transform' && job.gc === gc, 'heapKiB');
-    check('… with the managedFields transform (vs a2 with the same transform)', ratio(heapT.b, heapT.a2), '≤ 1.2', (v) => v <= 1.2);
+    check('… with the managedFields transform (vs a2 with the same transform)', (v) => ratio(heapT[v], heapT.a2), '≤ 1.2', (v) => v <= 1.2, undefined, false);
   }
   return out;
 }
@@ -262,9 +275,11 @@ function markdown(bench: BenchRun, checks: readonly Verdict[]): string {
     '',
     '#### Targets',
     '',
-    '| target | GC | value | wanted | held | same ratio by CPU time |',
-    '|---|---|---|---|---|---|',
-    ...checks.map((c) => `| ${c.target} | ${c.setting} | ${c.value === undefined ? '–' : c.value.toFixed(2)} | ${c.threshold} | ${c.held === undefined ? 'n/a' : c.held ? 'yes' : '**no**'} | ${c.cpuValue === undefined ? '' : c.cpuValue.toFixed(2)} |`),
+    '| target | GC | value | wanted | held | same ratio by CPU time | floors on the same measure |',
+    '|---|---|---|---|---|---|---|',
+    ...checks.map((c) => `| ${c.target} | ${c.setting} | ${c.value === undefined ? '–' : c.value.toFixed(2)} | ${c.threshold} | ${c.held === undefined ? 'n/a' : c.held ? 'yes' : '**no**'} | ${c.cpuValue === undefined ? '' : c.cpuValue.toFixed(2)} | ${floorCell(c)} |`),
+    '',
+    'The last column is what the floors reach on the same measure in the same run. A target that a1 (parse and drop) misses cannot be met by any client that parses what it receives; one that a2 (the cheapest cache that keeps every object) misses asks for more than a plain cache reaches on this machine.',
     '',
     ...tables(bench).flatMap((table) => [markdownTable(table), '']),
   ];
@@ -275,6 +290,12 @@ function markdown(bench: BenchRun, checks: readonly Verdict[]): string {
   }
   lines.push(END_MARKER);
   return lines.join('\n');
+}
+
+function floorCell(verdict: Verdict): string {
+  return Object.entries(verdict.floors)
+    .map(([floor, { value, held }]) => `${floor} ${value.toFixed(2)}${held ? '' : ' (misses)'}`)
+    .join(', ');
 }
 
 /** Writes the JSON results (always) and the docs table (when asked); returns a console summary. */
@@ -302,6 +323,6 @@ export function writeReport(bench: BenchRun, options: { readonly writeDocs: bool
     fs.writeFileSync(mdFile, `${section}\n`);
     files.push(path.relative(root, mdFile));
   }
-  const summary = checks.map((c) => `${c.held === undefined ? 'n/a ' : c.held ? 'HELD' : 'MISS'}  ${c.target} [${c.setting}]: ${c.value === undefined ? '–' : c.value.toFixed(2)} (${c.threshold})${c.cpuValue === undefined ? '' : `; by CPU time ${c.cpuValue.toFixed(2)}`}`).join('\n');
+  const summary = checks.map((c) => `${c.held === undefined ? 'n/a ' : c.held ? 'HELD' : 'MISS'}  ${c.target} [${c.setting}]: ${c.value === undefined ? '–' : c.value.toFixed(2)} (${c.threshold})${c.cpuValue === undefined ? '' : `; by CPU time ${c.cpuValue.toFixed(2)}`}${Object.keys(c.floors).length === 0 ? '' : `; floors: ${floorCell(c)}`}`).join('\n');
   return { summary, files };
 }
