@@ -103,12 +103,23 @@ function isEmptyObject(value: object): boolean {
 /** The shared empty object for an empty plain object of this realm, else `value` with its children interned. */
 function intern(value: object, depth: number): object {
   if (Array.isArray(value)) {
-    internChildren(value, depth + 1);
+    internElements(value as unknown[], depth + 1);
     return value;
   }
   // Another realm's `{}` stays: swapping it would change its prototype.
   if (Object.getPrototypeOf(value) !== Object.prototype) return value;
   return internChildren(value, depth + 1) === 0 ? EMPTY_OBJECT : value;
+}
+
+/** Interns the object elements of an array (indexed: `for…in` would make a string per index). */
+function internElements(array: unknown[], depth: number): void {
+  let writable: boolean | undefined;
+  for (let i = 0; i < array.length; i++) {
+    const child = array[i];
+    if (typeof child !== 'object' || child === null || depth >= MAX_DEPTH) continue;
+    const kept = intern(child, depth);
+    if (kept !== child && (writable ??= !Object.isFrozen(array))) array[i] = kept;
+  }
 }
 
 /** Interns the object children of `container`; returns how many keys or elements it has. */
