@@ -17,7 +17,7 @@ import { startApiServer, type ApiServer } from '../lib/testing/server';
 import type { ClusterStoreImpl } from '../lib/testing/clusterStore';
 import type { StoreEvent } from '../lib/testing/history';
 import { createChurn } from '../lib/testing/churn';
-import { pods, type Pod } from '../lib/resources';
+import { pods, type Pod } from '../lib/resources/builtins';
 import {
   RELIST_MARKER_ANNOTATION,
   SEQUENCE_ANNOTATION,

@@ -5,28 +5,28 @@
  */
 
 // Wiring: informers, the factory, waiting for sync.
-export { informer, informerFrom, informerName } from './informer';
-export type { Informer, InformerOptions, InformerFromOptions } from './informer';
-export { informerFactory, IndexerConflictError } from './factory';
+export { informer, informerFrom, informerName } from './informer/informer';
+export type { Informer, InformerOptions, InformerFromOptions } from './informer/informer';
+export { informerFactory, IndexerConflictError } from './factory/factory';
 export type {
   InformerFactory,
   InformerFactoryOptions,
   InformerForOptions,
   GroupVersionResource,
   ListSelectors,
-} from './factory';
-export { waitForSync, SyncTimeoutError } from './waitForSync';
-export type { WaitForSyncOptions, UnsyncedInformer, SyncedSnapshots } from './waitForSync';
+} from './factory/factory';
+export { waitForSync, SyncTimeoutError } from './informer/waitForSync';
+export type { WaitForSyncOptions, UnsyncedInformer, SyncedSnapshots } from './informer/waitForSync';
 
 // Resources.
-export { resourcePath, apiVersionOf, defineResource } from './resource';
-export type { Resource, ResourceScope } from './resource';
-export { pods, configMaps, secrets, services, namespaces, nodes, deployments } from './resources';
-export type { Pod, ConfigMap, Secret, Namespace, Service, Node, Deployment } from './resources';
+export { resourcePath, apiVersionOf, defineResource } from './resources/resource';
+export type { Resource, ResourceScope } from './resources/resource';
+export { pods, configMaps, secrets, services, namespaces, nodes, deployments } from './resources/builtins';
+export type { Pod, ConfigMap, Secret, Namespace, Service, Node, Deployment } from './resources/builtins';
 
 // The delta stream, health and logging.
-export type { Delta, DeltaType, ReplaceDelta, AddedDelta, UpdatedDelta, DeletedDelta, BookmarkDelta } from './delta';
-export type { Health, ReflectorPhase } from './health';
+export type { Delta, DeltaType, ReplaceDelta, AddedDelta, UpdatedDelta, DeletedDelta, BookmarkDelta } from './reflector/delta';
+export type { Health, ReflectorPhase } from './reflector/health';
 export { silentLogger } from './logger';
 export type { Logger } from './logger';
 
@@ -51,18 +51,20 @@ export {
 export type { Status, InformerErrorKind, ProtocolProblem, ConfigProblem } from './sources/errors';
 
 // Operators.
-export { reflect, INITIAL_EVENTS_END_ANNOTATION } from './operators/reflect';
-export type { ReflectConfig } from './operators/reflect';
-export { backoff, defaultBackoffConfig } from './operators/backoff';
-export type { BackoffConfig, BackoffOperatorConfig, ResolvedBackoffConfig } from './operators/backoff';
+export { reflect, INITIAL_EVENTS_END_ANNOTATION } from './reflector/reflect';
+export type { ReflectConfig } from './reflector/reflect';
+export { defaultBackoffConfig } from './reflector/backoff';
+export type { BackoffConfig, ResolvedBackoffConfig } from './reflector/backoff';
+export { backoff } from './operators/backoff';
+export type { BackoffOperatorConfig } from './operators/backoff';
 export { indexer } from './operators/indexer';
 export type { IndexerConfig } from './operators/indexer';
-export { handle } from './operators/handle';
-export type { ResourceHandlers, HandleOptions, HandlerEvent } from './operators/handle';
-export { HandlerQueueOverflowError } from './operators/handlerQueue';
-export type { HandlerNotification, AddNotification, UpdateNotification, DeleteNotification } from './operators/handlerQueue';
-export { resync, MINIMUM_RESYNC_PERIOD_MS } from './operators/resync';
-export type { ResyncConfig, ResyncTick } from './operators/resync';
+export { handle } from './handlers/handle';
+export type { ResourceHandlers, HandleOptions, HandlerEvent } from './handlers/handle';
+export { HandlerQueueOverflowError } from './handlers/handlerQueue';
+export type { HandlerNotification, AddNotification, UpdateNotification, DeleteNotification } from './handlers/handlerQueue';
+export { resync, MINIMUM_RESYNC_PERIOD_MS } from './handlers/resync';
+export type { ResyncConfig, ResyncTick } from './handlers/resync';
 export { ofType } from './operators/ofType';
 export { inNamespace } from './operators/inNamespace';
 export { matchLabels } from './operators/matchLabels';

@@ -1,5 +1,5 @@
 import { Socket } from 'node:net';
-import { pods } from '../lib/resources';
+import { pods } from '../lib/resources/builtins';
 import { createChurn, startApiServer, type ApiServer, type ChurnStats } from '../lib/testing';
 import { activeResources, delay, figuresOf, MemorySampler, versionsOf, waitForConvergence, type DivergenceFigures } from './convergence';
 import { injectFault, listsStarted } from './faultInjector';

@@ -1,6 +1,6 @@
 import { filter, firstValueFrom, Subscription, timeout } from 'rxjs';
-import { informerFrom } from '../lib/informer';
-import { pods, type Pod } from '../lib/resources';
+import { informerFrom } from '../lib/informer/informer';
+import { pods, type Pod } from '../lib/resources/builtins';
 import { kubeListerWatcher } from '../lib/sources/kubeListerWatcher';
 import type { ListerWatcher } from '../lib/sources/listerWatcher';
 import type { Snapshot } from '../lib/store/snapshot';

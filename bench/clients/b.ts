@@ -4,8 +4,8 @@
  * (the `'synced'` event), the moment client-node's `start()` also stands for.
  */
 import type { Subscription } from 'rxjs';
-import { informer } from '../../lib/informer';
-import { pods, type Pod } from '../../lib/resources';
+import { informer } from '../../lib/informer/informer';
+import { pods, type Pod } from '../../lib/resources/builtins';
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX, type IndexFunc } from '../../lib/store/indexers';
 import { dropManagedFields } from '../../lib/store/transforms';
 import type { ClientConfig } from '../protocol';

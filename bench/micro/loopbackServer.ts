@@ -14,7 +14,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import * as http from 'node:http';
-import { pods as podResource, type Pod } from '../../lib/resources';
+import { pods as podResource, type Pod } from '../../lib/resources/builtins';
 import { makePod, seededRandom } from '../../lib/testing/churn';
 import type { ClusterStoreImpl } from '../../lib/testing/clusterStore';
 import { jsonOf, type StoreEvent } from '../../lib/testing/history';

@@ -12,8 +12,8 @@
  * Prints µs per event of wall and CPU time. Used to profile what the full benchmark shows.
  */
 import { Observable, of } from 'rxjs';
-import { informerFrom } from '../../lib/informer';
-import { pods as podResource, type Pod } from '../../lib/resources';
+import { informerFrom } from '../../lib/informer/informer';
+import { pods as podResource, type Pod } from '../../lib/resources/builtins';
 import type { ListerWatcher, ListPage, WatchEvent } from '../../lib/sources/listerWatcher';
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX } from '../../lib/store/indexers';
 import { makePod, seededRandom } from '../../lib/testing/churn';

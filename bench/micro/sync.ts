@@ -21,8 +21,8 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
-import { informer as createInformer, informerFrom } from '../../lib/informer';
-import { pods, type Pod } from '../../lib/resources';
+import { informer as createInformer, informerFrom } from '../../lib/informer/informer';
+import { pods, type Pod } from '../../lib/resources/builtins';
 import type { ListerWatcher, ListPage, WatchEvent } from '../../lib/sources/listerWatcher';
 import { StatusError } from '../../lib/sources/errors';
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX } from '../../lib/store/indexers';

@@ -1,6 +1,6 @@
 import { freeze } from 'immer';
 import { defer, filter, map, type OperatorFunction } from 'rxjs';
-import type { Delta, ReplaceDelta } from '../delta';
+import type { Delta, ReplaceDelta } from '../reflector/delta';
 import type { AddChange, Change, DeleteChange, UpdateChange } from '../store/change';
 import { IndexedSnapshot, type SnapshotBuilder } from '../store/indexedSnapshot';
 import { NAMESPACE_INDEX, namespaceIndex, type IndexFunc } from '../store/indexers';

@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
 import type { KubeObject } from '../store/object';
-import type { Resource } from '../resource';
+import type { Resource } from '../resources/resource';
 import { list$ } from './list';
 import type { ListerWatcher, ListOptions, ListPage, Scope, WatchEvent, WatchOptions } from './listerWatcher';
 import { watch$ } from './watch';

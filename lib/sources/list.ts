@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import type { KubeObject } from '../store/object';
-import { apiVersionOf, resourcePath, type Resource } from '../resource';
+import { apiVersionOf, resourcePath, type Resource } from '../resources/resource';
 import { excerptGuard, ProtocolError } from './errors';
 import type { ListOptions, ListPage, Scope } from './listerWatcher';
 import { excerptOf, statusErrorFromResponse } from './statusError';

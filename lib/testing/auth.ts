@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { KubeObject } from '../store/object';
-import type { Resource } from '../resource';
+import type { Resource } from '../resources/resource';
 import type { Status } from '../sources/errors';
 import { forbidden, unauthorized } from './status';
 

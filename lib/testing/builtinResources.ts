@@ -1,6 +1,6 @@
 import type { KubeObject } from '../store/object';
-import { defineResource, type Resource } from '../resource';
-import { configMaps, deployments, namespaces, nodes, pods, secrets, services } from '../resources';
+import { defineResource, type Resource } from '../resources/resource';
+import { configMaps, deployments, namespaces, nodes, pods, secrets, services } from '../resources/builtins';
 
 /** The custom resource the loopback server serves beside the built-ins: `example.com/v1` Widget. */
 export interface Widget extends KubeObject {

@@ -1,6 +1,6 @@
 import type { KubeObject } from '../store/object';
-import type { Resource } from '../resource';
-import { namespaces as namespaceResource, pods as podResource, type Namespace } from '../resources';
+import type { Resource } from '../resources/resource';
+import { namespaces as namespaceResource, pods as podResource, type Namespace } from '../resources/builtins';
 import { APPS, NAME_ALPHABET, evolvePod, replicaSetOf, timestamp, makePod } from './pods';
 import { pick, randomString, seededRandom, type Random } from './random';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { KubeObject, ObjectMeta } from '../store/object';
-import { apiVersionOf, type Resource } from '../resource';
+import { apiVersionOf, type Resource } from '../resources/resource';
 import { resourceId } from './builtinResources';
 import { EventHistory, storedObject, type ChangeType, type StoreEvent, type StoredObject } from './history';
 import { alreadyExists, ApiStatusError, conflict, invalid, notFound, requiredField } from './status';

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { apiVersionOf, type Resource } from '../resource';
+import { apiVersionOf, type Resource } from '../resources/resource';
 import type { KubeObject } from '../store/object';
 import type { ClusterStoreImpl } from './clusterStore';
 import { decodeContinueToken, encodeContinueToken, InvalidContinueTokenError } from './continueToken';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { KubeObject } from '../store/object';
-import type { Resource } from '../resource';
+import type { Resource } from '../resources/resource';
 import type { ClusterStoreImpl } from './clusterStore';
 import type { StoredObject } from './history';
 import { ApiStatusError, badRequest, failure, notFound } from './status';

@@ -2,7 +2,7 @@
  * Realistic pods for the churn generator and the benchmarks: the shape a Deployment's pods have on
  * a real cluster (labels, ownerReferences, managedFields, status), and how their status evolves.
  */
-import { type Pod } from '../resources';
+import { type Pod } from '../resources/builtins';
 import { hashString, pick, randomHex, randomInt, randomString, seededRandom, type Random } from './random';
 
 /** Options of {@link makePod}. */

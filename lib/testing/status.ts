@@ -1,5 +1,5 @@
 import type { Status } from '../sources/errors';
-import type { Resource } from '../resource';
+import type { Resource } from '../resources/resource';
 import type { KubeObject } from '../store/object';
 
 /**

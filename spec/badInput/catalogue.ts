@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { InformerError } from '../../lib/sources/errors';
-import { waitForSync } from '../../lib/waitForSync';
+import { waitForSync } from '../../lib/informer/waitForSync';
 import { contents, openWatch, pod, quietWatch, runInformer, sendList, startRawApiServer, twoPods, type RawApiServer, type RunningInformer, type WatchStream } from './rawApiServer';
 
 /**

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError, InformerError, type ConfigProblem } from '../../lib/sources/errors';
 import { loadClientNode } from '../../lib/testing';
-import { waitForSync } from '../../lib/waitForSync';
+import { waitForSync } from '../../lib/informer/waitForSync';
 import { contents, openWatch, pod, quietWatch, runInformer, startRawApiServer, twoPods, type RawApiServer, type RunningInformer } from './rawApiServer';
 
 type Options = Parameters<KubeConfig['loadFromOptions']>[0];

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { pods } from '../../lib/resources';
+import { pods } from '../../lib/resources/builtins';
 import { createChurn, startApiServer, type ApiServer, type Churn } from '../../lib/testing';
 import { againstRepository, quickstartBlock, REPO, runTypeScript, scratchFolder, typeErrors, type Scratch } from './snippets';
 

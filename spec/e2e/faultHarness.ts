@@ -1,12 +1,12 @@
 import * as net from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
-import type { Delta } from '../../lib/delta';
-import type { Health } from '../../lib/health';
-import { reflect } from '../../lib/operators/reflect';
-import type { ReflectConfig } from '../../lib/operators/reflect';
-import { pods } from '../../lib/resources';
-import type { Pod } from '../../lib/resources';
+import type { Delta } from '../../lib/reflector/delta';
+import type { Health } from '../../lib/reflector/health';
+import { reflect } from '../../lib/reflector/reflect';
+import type { ReflectConfig } from '../../lib/reflector/reflect';
+import { pods } from '../../lib/resources/builtins';
+import type { Pod } from '../../lib/resources/builtins';
 import { kubeListerWatcher } from '../../lib/sources/kubeListerWatcher';
 import { loadClientNode } from '../../lib/testing';
 import type { ApiServer, RequestRecord } from '../../lib/testing';

@@ -1,13 +1,13 @@
 import { filter, firstValueFrom, ReplaySubject, type Observable, type Subscription } from 'rxjs';
-import { informer, type Informer } from '../../lib/informer';
+import { informer, type Informer } from '../../lib/informer/informer';
 import { changedAt } from '../../lib/operators/changedAt';
-import type { ResourceHandlers } from '../../lib/operators/handle';
-import { defineResource } from '../../lib/resource';
-import { pods, type Pod } from '../../lib/resources';
+import type { ResourceHandlers } from '../../lib/handlers/handle';
+import { defineResource } from '../../lib/resources/resource';
+import { pods, type Pod } from '../../lib/resources/builtins';
 import { NetworkError, StatusError } from '../../lib/sources/errors';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { startApiServer, type ApiServer } from '../../lib/testing';
-import { waitForSync } from '../../lib/waitForSync';
+import { waitForSync } from '../../lib/informer/waitForSync';
 
 const backoff = { initialMs: 10, maxMs: 50 };
 const podNamed = (name: string): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name } });

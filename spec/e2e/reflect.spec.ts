@@ -1,10 +1,10 @@
 import { ReplaySubject, filter, firstValueFrom, take, toArray } from 'rxjs';
 import type { Observable, Subscription } from 'rxjs';
-import type { Delta } from '../../lib/delta';
-import type { Health } from '../../lib/health';
-import { reflect } from '../../lib/operators/reflect';
-import type { ReflectConfig } from '../../lib/operators/reflect';
-import { defineResource } from '../../lib/resource';
+import type { Delta } from '../../lib/reflector/delta';
+import type { Health } from '../../lib/reflector/health';
+import { reflect } from '../../lib/reflector/reflect';
+import type { ReflectConfig } from '../../lib/reflector/reflect';
+import { defineResource } from '../../lib/resources/resource';
 import { StatusError } from '../../lib/sources/errors';
 import { kubeListerWatcher } from '../../lib/sources/kubeListerWatcher';
 import type { KubeObject } from '../../lib/store/object';

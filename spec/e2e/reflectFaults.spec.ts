@@ -1,6 +1,6 @@
-import type { Delta } from '../../lib/delta';
-import type { ReflectConfig } from '../../lib/operators/reflect';
-import type { Pod } from '../../lib/resources';
+import type { Delta } from '../../lib/reflector/delta';
+import type { ReflectConfig } from '../../lib/reflector/reflect';
+import type { Pod } from '../../lib/resources/builtins';
 import { IdleTimeoutError, NetworkError, ProtocolError, StatusError } from '../../lib/sources/errors';
 import type { InformerError } from '../../lib/sources/errors';
 import { startApiServer } from '../../lib/testing';

@@ -4,7 +4,7 @@ import { kubeListerWatcher } from '../../lib/sources/kubeListerWatcher';
 import { list$ } from '../../lib/sources/list';
 import type { ListPage, WatchEvent } from '../../lib/sources/listerWatcher';
 import { watch$ } from '../../lib/sources/watch';
-import { defineResource } from '../../lib/resource';
+import { defineResource } from '../../lib/resources/resource';
 import type { KubeObject } from '../../lib/store/object';
 import { startApiServer, testCertificates, widgets, type ApiServer, type ApiServerOptions } from '../../lib/testing';
 import { collect, kubeConfigFor, startProxy } from '../sources/support';

@@ -1,11 +1,11 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { filter, firstValueFrom, ReplaySubject } from 'rxjs';
-import { informerFactory } from '../../lib/factory';
-import type { HandlerEvent } from '../../lib/operators/handle';
-import { informer } from '../../lib/informer';
-import { pods, type Pod } from '../../lib/resources';
+import { informerFactory } from '../../lib/factory/factory';
+import type { HandlerEvent } from '../../lib/handlers/handle';
+import { informer } from '../../lib/informer/informer';
+import { pods, type Pod } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing';
-import { waitForSync } from '../../lib/waitForSync';
+import { waitForSync } from '../../lib/informer/waitForSync';
 
 /**
  * The seed's two ways to run informers (client-go: SharedInformerFactory, and a lone

@@ -1,4 +1,4 @@
-import { configMaps, deployments, type ConfigMap, type Deployment } from '../../lib/resources';
+import { configMaps, deployments, type ConfigMap, type Deployment } from '../../lib/resources/builtins';
 import { StatusError } from '../../lib/sources/errors';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { infoName, main } from '../../examples/configMapPerDeployment';

@@ -1,7 +1,7 @@
 import { of } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { Delta } from '../../lib/delta';
-import { pods, type Pod } from '../../lib/resources';
+import type { Delta } from '../../lib/reflector/delta';
+import { pods, type Pod } from '../../lib/resources/builtins';
 import type { Change } from '../../lib/store/change';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { becameReady, isReady, main, quietPerObject } from '../../examples/customOperator';

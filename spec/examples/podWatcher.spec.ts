@@ -1,4 +1,4 @@
-import { pods, type Pod } from '../../lib/resources';
+import { pods, type Pod } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { main } from '../../examples/podWatcher';
 import { Lines } from './lines';

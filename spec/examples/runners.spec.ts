@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { configMaps, deployments, type Deployment } from '../../lib/resources';
+import { configMaps, deployments, type Deployment } from '../../lib/resources/builtins';
 import { createChurn, startApiServer, type ApiServer } from '../../lib/testing';
 import { REPO, runTypeScript, scratchFolder, type Scratch } from '../docs/snippets';
 import { Lines } from './lines';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { deployments, pods, type Deployment } from '../../lib/resources';
+import { deployments, pods, type Deployment } from '../../lib/resources/builtins';
 import { createChurn, makePod, seededRandom } from '../../lib/testing/churn';
 import { widgets, type Widget } from '../../lib/testing/builtinResources';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '../../lib/testing/server';

@@ -1,10 +1,10 @@
 import { from, lastValueFrom, mergeMap, toArray } from 'rxjs';
-import type { Delta } from '../../lib/delta';
+import type { Delta } from '../../lib/reflector/delta';
 import { changedAt } from '../../lib/operators/changedAt';
 import { indexer } from '../../lib/operators/indexer';
 import type { Change } from '../../lib/store/change';
 import type { KubeObject } from '../../lib/store/object';
-import { newTestScheduler } from './handleFixtures';
+import { newTestScheduler } from '../handlers/handleFixtures';
 
 type Labelled = KubeObject & { status: { phase: string } };
 const version = (rv: string, app: string, phase: string): Labelled => ({

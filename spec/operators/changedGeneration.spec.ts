@@ -1,6 +1,6 @@
 import { changedGeneration } from '../../lib/operators/changedGeneration';
 import type { Change } from '../../lib/store/change';
-import { newTestScheduler } from './handleFixtures';
+import { newTestScheduler } from '../handlers/handleFixtures';
 
 const at = (generation: number | undefined, rv: string) => ({ metadata: { name: 'd', namespace: 'ns', generation, resourceVersion: rv } });
 const changes = {

@@ -1,6 +1,6 @@
 import { inNamespace } from '../../lib/operators/inNamespace';
 import type { Change } from '../../lib/store/change';
-import { newTestScheduler } from './handleFixtures';
+import { newTestScheduler } from '../handlers/handleFixtures';
 
 const inNs = (name: string, namespace?: string): Change => ({ type: 'add', key: name, object: { metadata: { name, namespace } }, isInInitialList: false });
 const changes = { a: inNs('a', 'one'), b: inNs('b', 'two'), c: inNs('c', 'three'), n: inNs('node-1') };

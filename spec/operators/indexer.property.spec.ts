@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { from } from 'rxjs';
-import type { Delta } from '../../lib/delta';
+import type { Delta } from '../../lib/reflector/delta';
 import { indexer } from '../../lib/operators/indexer';
 import type { Change } from '../../lib/store/change';
 import { labelIndex, namespaceIndex, ownerIndex, type IndexFunc } from '../../lib/store/indexers';

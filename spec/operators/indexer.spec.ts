@@ -1,6 +1,6 @@
 import { from, map, Subject } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { Delta } from '../../lib/delta';
+import type { Delta } from '../../lib/reflector/delta';
 import { indexer, type IndexerConfig } from '../../lib/operators/indexer';
 import { ProtocolError } from '../../lib/sources/errors';
 import type { Change } from '../../lib/store/change';

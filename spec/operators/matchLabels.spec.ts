@@ -1,7 +1,7 @@
 import { matchLabels } from '../../lib/operators/matchLabels';
 import type { Change } from '../../lib/store/change';
 import { SelectorSyntaxError } from '../../lib/store/selector';
-import { newTestScheduler } from './handleFixtures';
+import { newTestScheduler } from '../handlers/handleFixtures';
 
 const labelled = (name: string, labels: Record<string, string>) => ({ metadata: { name, namespace: 'ns', labels } });
 const changes = {

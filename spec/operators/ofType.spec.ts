@@ -1,7 +1,7 @@
 import { map } from 'rxjs';
 import { ofType } from '../../lib/operators/ofType';
 import type { Change } from '../../lib/store/change';
-import { newTestScheduler, obj } from './handleFixtures';
+import { newTestScheduler, obj } from '../handlers/handleFixtures';
 
 const changes = {
   a: { type: 'add', key: 'ns/a', object: obj('a', '1'), isInInitialList: false },

@@ -4,11 +4,11 @@ import * as path from 'node:path';
 import { inspect } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Subscription } from 'rxjs';
-import { informer } from '../../lib/informer';
+import { informer } from '../../lib/informer/informer';
 import type { Logger } from '../../lib/logger';
-import { pods } from '../../lib/resources';
+import { pods } from '../../lib/resources/builtins';
 import { loadClientNode, startApiServer, testCertificates, type ApiServer } from '../../lib/testing';
-import { waitForSync } from '../../lib/waitForSync';
+import { waitForSync } from '../../lib/informer/waitForSync';
 
 /**
  * Credentials never leak into what the library emits. Every message it produces (health$

@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { NetworkError } from '../../lib/sources/errors';
 import { loadClientNode, startApiServer, testCertificates, type ApiServer } from '../../lib/testing';
-import { waitForSync } from '../../lib/waitForSync';
+import { waitForSync } from '../../lib/informer/waitForSync';
 import { runInformer, type RunningInformer } from '../badInput/rawApiServer';
 
 type ClusterOptions = { caData?: string; skipTLSVerify?: boolean };

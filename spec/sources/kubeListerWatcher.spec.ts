@@ -1,6 +1,6 @@
 import { ProtocolError } from '../../lib/sources/errors';
 import { kubeListerWatcher } from '../../lib/sources/kubeListerWatcher';
-import { defineResource } from '../../lib/resource';
+import { defineResource } from '../../lib/resources/resource';
 import { collect, kubeConfigFor, sendJson, startServer, type TestServer } from './support';
 
 const pods = defineResource({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true });

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { NetworkError, ProtocolError, StatusError } from '../../lib/sources/errors';
 import { list$ } from '../../lib/sources/list';
 import type { ListPage } from '../../lib/sources/listerWatcher';
-import { defineResource } from '../../lib/resource';
+import { defineResource } from '../../lib/resources/resource';
 import { collect, kubeConfigFor, listedPod, sendJson, startServer, tokenForTests, type TestServer } from './support';
 
 const pods = defineResource({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true });

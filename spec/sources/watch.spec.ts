@@ -3,7 +3,7 @@ import { take, toArray, VirtualTimeScheduler, firstValueFrom } from 'rxjs';
 import { IdleTimeoutError, NetworkError, ProtocolError, StatusError } from '../../lib/sources/errors';
 import type { WatchEvent } from '../../lib/sources/listerWatcher';
 import { watch$ } from '../../lib/sources/watch';
-import { defineResource } from '../../lib/resource';
+import { defineResource } from '../../lib/resources/resource';
 import { collect, kubeConfigFor, sendJson, startServer, tokenForTests, type TestServer } from './support';
 
 const pods = defineResource({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true });

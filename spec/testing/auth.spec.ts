@@ -1,4 +1,4 @@
-import { pods } from '../../lib/resources';
+import { pods } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing/server';
 import { testCertificates } from '../../lib/testing/tls';
 import { call, get, openWatch } from './httpHelpers';

@@ -1,4 +1,4 @@
-import { pods } from '../../lib/resources';
+import { pods } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing/server';
 import { call, get, type Reply } from './httpHelpers';
 

@@ -1,6 +1,6 @@
 import type { KubeObject } from '../../lib/store/object';
-import type { Resource } from '../../lib/resource';
-import { namespaces, pods, type Pod } from '../../lib/resources';
+import type { Resource } from '../../lib/resources/resource';
+import { namespaces, pods, type Pod } from '../../lib/resources/builtins';
 import { createChurn, makePod, seededRandom, type ChurnStore } from '../../lib/testing/churn';
 import { createClusterStore } from '../../lib/testing/clusterStore';
 

@@ -1,5 +1,5 @@
 import type { ApiException, CoreV1Api, KubeConfig, V1Pod } from '@kubernetes/client-node';
-import { pods, type Pod } from '../../lib/resources';
+import { pods, type Pod } from '../../lib/resources/builtins';
 import { makePod, seededRandom } from '../../lib/testing/churn';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '../../lib/testing/server';
 import { testCertificates } from '../../lib/testing/tls';

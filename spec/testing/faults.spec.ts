@@ -1,4 +1,4 @@
-import { configMaps, pods } from '../../lib/resources';
+import { configMaps, pods } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing/server';
 import { GARBAGE_LINE } from '../../lib/testing/watchWriter';
 import { get, openWatch, type WatchStream } from './httpHelpers';

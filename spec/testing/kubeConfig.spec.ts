@@ -1,5 +1,5 @@
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
-import { pods, type Pod } from '../../lib/resources';
+import { pods, type Pod } from '../../lib/resources/builtins';
 import { loadClientNode } from '../../lib/testing/kubeConfig';
 import { startApiServer, type ApiServer } from '../../lib/testing/server';
 

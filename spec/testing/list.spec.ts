@@ -1,4 +1,4 @@
-import { configMaps, namespaces, pods } from '../../lib/resources';
+import { configMaps, namespaces, pods } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing/server';
 import { get } from './httpHelpers';
 

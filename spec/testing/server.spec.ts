@@ -1,8 +1,8 @@
-import { configMaps, deployments, namespaces, pods } from '../../lib/resources';
+import { configMaps, deployments, namespaces, pods } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing/server';
 import { ApiStatusError } from '../../lib/testing/status';
 import { widgets } from '../../lib/testing/builtinResources';
-import { defineResource } from '../../lib/resource';
+import { defineResource } from '../../lib/resources/resource';
 import { call, get, openWatch } from './httpHelpers';
 
 /** The loopback server as a whole: CRUD over HTTP, the store's bookkeeping, discovery, lifecycle. */

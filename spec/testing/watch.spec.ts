@@ -1,4 +1,4 @@
-import { configMaps, pods } from '../../lib/resources';
+import { configMaps, pods } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '../../lib/testing/server';
 import { get, openWatch, type WatchStream } from './httpHelpers';
 

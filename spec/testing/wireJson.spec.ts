@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { pods } from '../../lib/resources';
+import { pods } from '../../lib/resources/builtins';
 import { makePod, seededRandom } from '../../lib/testing/churn';
 import { createClusterStore, type ClusterStoreImpl } from '../../lib/testing/clusterStore';
 import { jsonOf } from '../../lib/testing/history';

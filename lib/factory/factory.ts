@@ -1,12 +1,12 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { defer, type Observable, type Subscription } from 'rxjs';
-import { informer, informerName, type Informer, type InformerFromOptions, type InformerOptions } from './informer';
-import { silentLogger } from './logger';
-import { defineResource, type Resource } from './resource';
-import type { IndexFunc } from './store/indexers';
-import type { KubeObject } from './store/object';
-import type { Snapshot } from './store/snapshot';
-import { waitForSync, type WaitForSyncOptions } from './waitForSync';
+import { informer, informerName, type Informer, type InformerFromOptions, type InformerOptions } from '../informer/informer';
+import { silentLogger } from '../logger';
+import { defineResource, type Resource } from '../resources/resource';
+import type { IndexFunc } from '../store/indexers';
+import type { KubeObject } from '../store/object';
+import type { Snapshot } from '../store/snapshot';
+import { waitForSync, type WaitForSyncOptions } from '../informer/waitForSync';
 
 /** Any resource by group, version and plural name, when no typed descriptor is at hand. */
 export interface GroupVersionResource {

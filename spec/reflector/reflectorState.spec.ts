@@ -1,6 +1,6 @@
-import { defaultBackoffConfig } from '../../lib/operators/backoff';
-import { initialContext, phaseOf, relistRequest, step } from '../../lib/operators/reflectorState';
-import type { ReflectorContext, ReflectorInput, ReflectorState } from '../../lib/operators/reflectorState';
+import { defaultBackoffConfig } from '../../lib/reflector/backoff';
+import { initialContext, phaseOf, relistRequest, step } from '../../lib/reflector/reflectorState';
+import type { ReflectorContext, ReflectorInput, ReflectorState } from '../../lib/reflector/reflectorState';
 import { IdleTimeoutError } from '../../lib/sources/errors';
 import { connectionRefused, expired, statusError } from './reflectHarness';
 

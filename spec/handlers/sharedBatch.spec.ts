@@ -1,4 +1,4 @@
-import { SharedBatch } from '../../lib/operators/sharedBatch';
+import { SharedBatch } from '../../lib/handlers/sharedBatch';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { obj, replace, snapshotsOf } from './handleFixtures';
 

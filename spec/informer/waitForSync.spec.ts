@@ -1,10 +1,10 @@
 import { TestScheduler } from 'rxjs/testing';
-import { informerFrom, type Informer } from '../lib/informer';
-import { NetworkError, StatusError } from '../lib/sources/errors';
-import type { ListerWatcher } from '../lib/sources/listerWatcher';
-import type { KubeObject } from '../lib/store/object';
-import type { Snapshot } from '../lib/store/snapshot';
-import { SyncTimeoutError, waitForSync } from '../lib/waitForSync';
+import { informerFrom, type Informer } from '../../lib/informer/informer';
+import { NetworkError, StatusError } from '../../lib/sources/errors';
+import type { ListerWatcher } from '../../lib/sources/listerWatcher';
+import type { KubeObject } from '../../lib/store/object';
+import type { Snapshot } from '../../lib/store/snapshot';
+import { SyncTimeoutError, waitForSync } from '../../lib/informer/waitForSync';
 import { fakeListerWatcher, pod } from './informerFixtures';
 
 const forbidden = new StatusError({ kind: 'Status', apiVersion: 'v1', code: 403, reason: 'Forbidden', message: 'pods is forbidden' });

@@ -1,12 +1,12 @@
 import { TestScheduler } from 'rxjs/testing';
-import type { Delta } from '../lib/delta';
-import type { Health } from '../lib/health';
-import { informerFrom, informerName } from '../lib/informer';
-import { deployments, pods } from '../lib/resources';
-import type { Change } from '../lib/store/change';
-import { labelIndex } from '../lib/store/indexers';
-import type { KubeObject } from '../lib/store/object';
-import type { Snapshot } from '../lib/store/snapshot';
+import type { Delta } from '../../lib/reflector/delta';
+import type { Health } from '../../lib/reflector/health';
+import { informerFrom, informerName } from '../../lib/informer/informer';
+import { deployments, pods } from '../../lib/resources/builtins';
+import type { Change } from '../../lib/store/change';
+import { labelIndex } from '../../lib/store/indexers';
+import type { KubeObject } from '../../lib/store/object';
+import type { Snapshot } from '../../lib/store/snapshot';
 import { fakeListerWatcher, pod } from './informerFixtures';
 
 /** A scheduler for timers that never fire unless a test flushes it: no real timers left behind. */

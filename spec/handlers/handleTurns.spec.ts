@@ -1,5 +1,5 @@
 import { Subject } from 'rxjs';
-import { handle } from '../../lib/operators/handle';
+import { handle } from '../../lib/handlers/handle';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { ManualScheduler, obj, replace, snapshotsOf } from './handleFixtures';
 

@@ -1,4 +1,4 @@
-import type { InformerError } from './sources/errors';
+import type { InformerError } from '../sources/errors';
 
 /**
  * What the reflector is doing, for `health$`. Each state says since when it holds (the

@@ -1,4 +1,4 @@
-import { resync, type ResyncTick } from '../../lib/operators/resync';
+import { resync, type ResyncTick } from '../../lib/handlers/resync';
 import { newTestScheduler, obj, replace, snapshotsOf } from './handleFixtures';
 
 const [unsyncedSnapshot] = snapshotsOf([{ type: 'Added', object: obj('x', '1') }]);

@@ -1,12 +1,12 @@
 import { firstValueFrom, filter } from 'rxjs';
-import { IndexerConflictError, informerFactory, type InformerFactory } from '../lib/factory';
-import { informer, type Informer } from '../lib/informer';
-import * as kubeListerWatcherModule from '../lib/sources/kubeListerWatcher';
-import { configMaps, namespaces, pods, type Pod } from '../lib/resources';
-import { StatusError } from '../lib/sources/errors';
-import { labelIndex } from '../lib/store/indexers';
-import { dropManagedFields } from '../lib/store/transforms';
-import { startApiServer, widgets, type ApiServer } from '../lib/testing';
+import { IndexerConflictError, informerFactory, type InformerFactory } from '../../lib/factory/factory';
+import { informer, type Informer } from '../../lib/informer/informer';
+import * as kubeListerWatcherModule from '../../lib/sources/kubeListerWatcher';
+import { configMaps, namespaces, pods, type Pod } from '../../lib/resources/builtins';
+import { StatusError } from '../../lib/sources/errors';
+import { labelIndex } from '../../lib/store/indexers';
+import { dropManagedFields } from '../../lib/store/transforms';
+import { startApiServer, widgets, type ApiServer } from '../../lib/testing';
 
 const fastBackoff = { initialMs: 10, maxMs: 50 };
 const podIn = (namespace: string, name: string, labels: Record<string, string> = {}): Pod => ({

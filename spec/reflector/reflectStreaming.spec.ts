@@ -1,4 +1,4 @@
-import { reflect } from '../../lib/operators/reflect';
+import { reflect } from '../../lib/reflector/reflect';
 import { added, bookmark, deleted, describeCalls, expired, initialEventsEnd, modified, newTestScheduler, one, page, pod, scriptedListerWatcher, simulate, statusError } from './reflectHarness';
 
 const p1 = pod('p1', '5');

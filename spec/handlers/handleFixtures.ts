@@ -1,8 +1,8 @@
 import { from } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { Delta } from '../../lib/delta';
+import type { Delta } from '../../lib/reflector/delta';
 import { indexer } from '../../lib/operators/indexer';
-import type { ResourceHandlers } from '../../lib/operators/handle';
+import type { ResourceHandlers } from '../../lib/handlers/handle';
 import { Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
 import type { KubeObject } from '../../lib/store/object';
 import type { Snapshot } from '../../lib/store/snapshot';

@@ -1,5 +1,5 @@
 import { IdleTimeoutError, NetworkError, ProtocolError, StatusError } from '../../lib/sources/errors';
-import { reflect } from '../../lib/operators/reflect';
+import { reflect } from '../../lib/reflector/reflect';
 import {
   IDLE_MS_WITH_RANDOM_ONE,
   added,

@@ -1,4 +1,4 @@
-import type { KubeObject } from './store/object';
+import type { KubeObject } from '../store/object';
 
 /**
  * Names a Kubernetes resource type: enough to build its URLs. `T` is the object type it yields,

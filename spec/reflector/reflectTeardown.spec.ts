@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
 import type { RunHelpers } from 'rxjs/testing';
-import { reflect } from '../../lib/operators/reflect';
+import { reflect } from '../../lib/reflector/reflect';
 import type { ListPage, WatchEvent } from '../../lib/sources/listerWatcher';
 import { added, connectionRefused, describeCalls, newTestScheduler, page, pod, scriptedListerWatcher, simulate } from './reflectHarness';
 

@@ -1,4 +1,4 @@
-import type { ReflectorPhase } from '../health';
+import type { ReflectorPhase } from './health';
 import { IdleTimeoutError, NetworkError, ProtocolError, StatusError, isExpired, isTooLargeResourceVersion } from '../sources/errors';
 import type { InformerError } from '../sources/errors';
 import { initialBackoffState, nextBackoff } from './backoff';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { CoalescingQueue, type HandlerNotification } from '../../lib/operators/handlerQueue';
+import { CoalescingQueue, type HandlerNotification } from '../../lib/handlers/handlerQueue';
 import { obj } from './handleFixtures';
 
 const add = (name: string, rv: string, isInInitialList = false): HandlerNotification => ({ type: 'add', key: name, object: obj(name, rv), isInInitialList });

@@ -1,4 +1,4 @@
-import type { KubeObject } from './store/object';
+import type { KubeObject } from '../store/object';
 
 /**
  * The delta stream: what the reflector emits and the indexer reduces. It follows client-go's

@@ -1,11 +1,11 @@
 import { Observable, Subscription, asyncScheduler, defer } from 'rxjs';
 import type { Observer, SchedulerLike, Subscriber } from 'rxjs';
-import type { Delta } from '../delta';
-import type { Health } from '../health';
+import type { Delta } from './delta';
+import type { Health } from './health';
 import { silentLogger } from '../logger';
 import type { Logger } from '../logger';
 import { IdleTimeoutError, InformerError, NetworkError } from '../sources/errors';
-import { idleWatchdog } from '../sources/idleWatchdog';
+import { idleWatchdog } from './idleWatchdog';
 import type { ListPage, ListerWatcher, WatchEvent } from '../sources/listerWatcher';
 import type { KubeObject } from '../store/object';
 import { MAX_TIMER_MS, resolveBackoffConfig } from './backoff';

@@ -1,19 +1,19 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { asyncScheduler, BehaviorSubject, defer, filter, finalize, mergeMap, Observable, shareReplay, Subject, take, tap, type SchedulerLike } from 'rxjs';
-import type { Delta } from './delta';
-import type { Health } from './health';
-import { silentLogger, type Logger } from './logger';
-import type { BackoffConfig } from './operators/backoff';
-import { handle, type HandleOptions, type HandlerEvent, type ResourceHandlers } from './operators/handle';
-import { indexer } from './operators/indexer';
-import { reflect } from './operators/reflect';
-import type { Resource } from './resource';
-import { kubeListerWatcher } from './sources/kubeListerWatcher';
-import type { ListerWatcher, Scope } from './sources/listerWatcher';
-import type { Change } from './store/change';
-import type { IndexFunc } from './store/indexers';
-import type { KubeObject } from './store/object';
-import type { Snapshot } from './store/snapshot';
+import type { Delta } from '../reflector/delta';
+import type { Health } from '../reflector/health';
+import { silentLogger, type Logger } from '../logger';
+import type { BackoffConfig } from '../reflector/backoff';
+import { handle, type HandleOptions, type HandlerEvent, type ResourceHandlers } from '../handlers/handle';
+import { indexer } from '../operators/indexer';
+import { reflect } from '../reflector/reflect';
+import type { Resource } from '../resources/resource';
+import { kubeListerWatcher } from '../sources/kubeListerWatcher';
+import type { ListerWatcher, Scope } from '../sources/listerWatcher';
+import type { Change } from '../store/change';
+import type { IndexFunc } from '../store/indexers';
+import type { KubeObject } from '../store/object';
+import type { Snapshot } from '../store/snapshot';
 
 /** Options of {@link informerFrom}: everything but where the objects come from. All optional. */
 export interface InformerFromOptions<T extends KubeObject = KubeObject> {

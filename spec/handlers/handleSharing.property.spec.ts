@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { filter, shareReplay, Subject, type Subscription } from 'rxjs';
-import type { Delta } from '../../lib/delta';
-import { handle, type HandlerEvent, type ResourceHandlers } from '../../lib/operators/handle';
-import { CoalescingQueue } from '../../lib/operators/handlerQueue';
-import { batchSharing, SharedBatch } from '../../lib/operators/sharedBatch';
+import type { Delta } from '../../lib/reflector/delta';
+import { handle, type HandlerEvent, type ResourceHandlers } from '../../lib/handlers/handle';
+import { CoalescingQueue } from '../../lib/handlers/handlerQueue';
+import { batchSharing, SharedBatch } from '../../lib/handlers/sharedBatch';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { flushMicrotasks, ManualScheduler, obj, replace, snapshotsOf } from './handleFixtures';
 

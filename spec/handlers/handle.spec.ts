@@ -1,5 +1,5 @@
 import { queueScheduler, shareReplay, Subject } from 'rxjs';
-import { handle, HandlerQueueOverflowError, type HandlerEvent, type ResourceHandlers } from '../../lib/operators/handle';
+import { handle, HandlerQueueOverflowError, type HandlerEvent, type ResourceHandlers } from '../../lib/handlers/handle';
 import type { KubeObject } from '../../lib/store/object';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { deferred, flushMicrotasks, newTestScheduler, obj, recordingHandlers, replace, snapshotsOf } from './handleFixtures';

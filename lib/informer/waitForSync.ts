@@ -1,9 +1,9 @@
 import { asyncScheduler, Subscription, type SchedulerLike } from 'rxjs';
-import type { Health } from './health';
+import type { Health } from '../reflector/health';
 import type { Informer } from './informer';
-import { InformerError } from './sources/errors';
-import type { KubeObject } from './store/object';
-import type { Snapshot } from './store/snapshot';
+import { InformerError } from '../sources/errors';
+import type { KubeObject } from '../store/object';
+import type { Snapshot } from '../store/snapshot';
 
 /** controller-runtime's CacheSyncTimeout: long enough for a big first list, short enough to notice. */
 const DEFAULT_TIMEOUT_MS = 120_000;

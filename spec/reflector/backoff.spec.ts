@@ -1,0 +1,73 @@
+import { MAX_TIMER_MS, backoffDelay, defaultBackoffConfig, initialBackoffState, nextBackoff, resolveBackoffConfig } from '../../lib/reflector/backoff';
+import type { BackoffState } from '../../lib/reflector/backoff';
+
+const noJitter = resolveBackoffConfig({ jitter: 'none' });
+
+function delays(failureTimes: number[], config = noJitter, random = 1): number[] {
+  let state: BackoffState = initialBackoffState;
+  return failureTimes.map((now) => {
+    const next = nextBackoff(state, { now, random }, config);
+    state = next.state;
+    return next.delayMs;
+  });
+}
+
+describe('backoffDelay', () => {
+  it('doubles from 800 ms and stops at 30 s', () => {
+    expect([0, 1, 2, 3, 4, 5, 6, 7, 60, 2000].map((step) => backoffDelay(step, 1, defaultBackoffConfig))).toEqual([
+      800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000, 30_000, 30_000,
+    ]);
+  });
+
+  it('scales the delay by random under full jitter, and ignores random without jitter', () => {
+    expect(backoffDelay(2, 0.5, defaultBackoffConfig)).toBe(1600);
+    expect(backoffDelay(2, 0, defaultBackoffConfig)).toBe(0);
+    expect(backoffDelay(2, 0.5, noJitter)).toBe(3200);
+  });
+});
+
+describe('nextBackoff', () => {
+  it('grows with back-to-back failures', () => {
+    // Each failure happens as soon as the previous retry starts.
+    expect(delays([0, 800, 2400, 5600])).toEqual([800, 1600, 3200, 6400]);
+  });
+
+  it('starts over when the last retry started 2 min or more before the failure', () => {
+    expect(delays([0, 800, 2400 + 120_000])).toEqual([800, 1600, 800]);
+    expect(delays([0, 800, 2400 + 119_999])).toEqual([800, 1600, 3200]);
+  });
+
+  it('does not count a long Retry-After wait as healthy time', () => {
+    let state: BackoffState = initialBackoffState;
+    const first = nextBackoff(state, { now: 0, random: 1, retryAfterSeconds: 300 }, noJitter);
+    expect(first.delayMs).toBe(300_000);
+    state = first.state;
+    expect(nextBackoff(state, { now: 300_000, random: 1 }, noJitter).delayMs).toBe(1600);
+  });
+
+  it('caps an absurd Retry-After at the longest delay a timer can hold', () => {
+    expect(nextBackoff(initialBackoffState, { now: 0, random: 1, retryAfterSeconds: 1e12 }, noJitter).delayMs).toBe(MAX_TIMER_MS);
+  });
+
+  it('waits for Retry-After when it is longer than the backoff, and for the backoff otherwise', () => {
+    expect(nextBackoff(initialBackoffState, { now: 0, random: 1, retryAfterSeconds: 5 }, noJitter).delayMs).toBe(5000);
+    expect(nextBackoff(initialBackoffState, { now: 0, random: 1, retryAfterSeconds: 0.5 }, noJitter).delayMs).toBe(800);
+  });
+
+  it('never lets the step overflow however long the outage', () => {
+    let state: BackoffState = initialBackoffState;
+    for (let i = 0; i < 5000; i++) state = nextBackoff(state, { now: i * 30_000, random: 1 }, noJitter).state;
+    expect(Number.isFinite(Math.pow(2, state.step))).toBe(true);
+    expect(nextBackoff(state, { now: 5000 * 30_000, random: 1 }, noJitter).delayMs).toBe(30_000);
+  });
+});
+
+describe('resolveBackoffConfig', () => {
+  it('fills in client-go defaults, keeping given values', () => {
+    expect(resolveBackoffConfig({ maxMs: 10_000, initialMs: undefined })).toEqual({ ...defaultBackoffConfig, maxMs: 10_000 });
+  });
+
+  it.each([{ initialMs: -1 }, { maxMs: Number.NaN }, { resetAfterMs: Infinity }, { maxMs: 2 ** 31 }, { factor: 0.9 }, { jitter: 'some' as 'full' }])('rejects %p with a RangeError', (config) => {
+    expect(() => resolveBackoffConfig(config)).toThrow(RangeError);
+  });
+});
