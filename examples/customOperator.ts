@@ -1,7 +1,7 @@
 /**
  * Custom RxJS operators over an informer's streams, and a program that uses one.
  *
- * - `becameReady()` works on `events$` (changes carry the old and the new object): the pods whose
+ * - `becameReady()` works on `changes$` (changes carry the old and the new object): the pods whose
  *   Ready condition just turned true.
  * - `quietPerObject(ms)` works on `deltas$` (the reflector's raw stream): the last watch delta of
  *   each object once that object has been quiet for `ms`, a per-key debounce.
@@ -29,7 +29,7 @@ export function isReady(pod: Pod): boolean {
  * initial list (those in the initial list were already Ready, they did not become so).
  *
  * ```
- * events$:       --a(ready, initial)--u(not→ready)--u(ready→ready)--a(ready)--|
+ * changes$:       --a(ready, initial)--u(not→ready)--u(ready→ready)--a(ready)--|
  * becameReady(): ---------------------P-----------------------------P--------|
  * ```
  */
@@ -85,7 +85,7 @@ export async function main(kubeConfig: KubeConfig, options: BecameReadyOptions =
   const announce = podInformer.synced$.subscribe((snapshot) => log(`synced: ${snapshot.size} pods`));
   try {
     return await lastValueFrom(
-      podInformer.events$.pipe(
+      podInformer.changes$.pipe(
         becameReady(),
         map((pod) => objectKey(pod)),
         tap((key) => log(`ready: ${key}`)),

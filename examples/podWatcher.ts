@@ -1,7 +1,7 @@
 /**
  * A pod watcher: list and watch pods, wait for the cache, print what it holds, then print each
  * change as it happens. Shows the informer's streams: `informer$` (keeps the cache), `health$`
- * (what the reflector is doing), `waitForSync` (sync with a deadline) and `events$` (changes).
+ * (what the reflector is doing), `waitForSync` (sync with a deadline) and `changes$` (changes).
  *
  * Run: `npx ts-node examples/podWatcher.ts [namespace]` (current kubeconfig context).
  */
@@ -49,7 +49,7 @@ export async function main(kubeConfig: KubeConfig, options: PodWatcherOptions = 
     for (const namespace of namespaces.sort()) log(`  ${namespace}: ${snapshot.byIndex(NAMESPACE_INDEX, namespace).length}`);
 
     const changes = await lastValueFrom(
-      podInformer.events$.pipe(
+      podInformer.changes$.pipe(
         map(describe),
         tap(log),
         take(options.changes ?? 10),

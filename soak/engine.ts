@@ -69,7 +69,7 @@ export interface KindSummary {
   readonly maxConvergedMs: number | undefined;
 }
 
-/** One handler's (or `events$`'s) final account. */
+/** One handler's (or `changes$`'s) final account. */
 export interface HandlerReport {
   readonly name: string;
   readonly counts: LedgerCounts;

@@ -2,7 +2,7 @@ import type { KubeObject } from '../lib/store/object';
 
 /**
  * The legality checker of the soak: it watches the calls one handler (or the informer's
- * `events$`) receives and flags every call that no correct informer could make.
+ * `changes$`) receives and flags every call that no correct informer could make.
  *
  * Rules, per key:
  * - `add` only when the key is absent from what this handler has seen;
@@ -13,7 +13,7 @@ import type { KubeObject } from '../lib/store/object';
  *   numbers because the loopback server's are an integer counter; the library never does.)
  */
 
-/** One call a handler received, in the shape `handle()` and `events$` share. */
+/** One call a handler received, in the shape `handle()` and `changes$` share. */
 export type ObservedCall<T extends KubeObject = KubeObject> =
   | { readonly type: 'add'; readonly key: string; readonly object: T }
   | { readonly type: 'update'; readonly key: string; readonly oldObject: T; readonly object: T; readonly isResync?: boolean }

@@ -19,7 +19,7 @@ export function soakMarkdown(report: SoakReport, command: string): string {
   lines.push('');
   lines.push('| figure | value |');
   lines.push('|---|---|');
-  lines.push(`| cache changes applied (events$) | ${report.events} |`);
+  lines.push(`| cache changes applied (changes$) | ${report.events} |`);
   lines.push(`| mutations by the churn (create / update / delete) | ${report.mutations.creates} / ${report.mutations.updates} / ${report.mutations.deletes} |`);
   lines.push(`| pods on the server at the end | ${report.serverObjects} |`);
   lines.push(`| relists (lists after the first) | ${report.relists} |`);

@@ -9,7 +9,7 @@ import { countError, type Subject, type SubjectFactory } from './subject';
 
 /**
  * rx-informer as a soak subject: one informer over pods with
- * - `events$` checked by a ledger,
+ * - `changes$` checked by a ledger,
  * - a synchronous handler and an asynchronous one (each call awaits a macrotask) from the start,
  * - a late handler added before the third fault (it must first get the current cache as adds),
  * each with its own ledger; health reports are counted by error.
@@ -33,10 +33,10 @@ export const rxInformerSubject: SubjectFactory = async (server, context) => {
   let alive = true;
   let lateAdded = false;
 
-  const eventsLedger = new HandlerLedger('events$', context.relists);
+  const eventsLedger = new HandlerLedger('changes$', context.relists);
   ledgers.push(eventsLedger);
   subscriptions.add(
-    podInformer.events$.subscribe({
+    podInformer.changes$.subscribe({
       next: (change) => {
         events++;
         eventsLedger.observe(change);

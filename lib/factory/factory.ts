@@ -69,10 +69,6 @@ export class IndexerConflictError extends Error {
 /** Makes and shares informers; see {@link informerFactory}. */
 export interface InformerFactory {
   /**
-   * The shared informer of a resource in a scope: the same instance for the same (resource,
-   * namespace, selectors). Once the factory is started, a new informer starts at once.
-   */
-  /**
    * The shared informer for a resource (typed descriptor, or any group/version/resource) in a
    * namespace with selectors: the same arguments give the same informer. It runs once `start()`
    * has been called (at once when made after it).
@@ -207,7 +203,8 @@ function lazyInformer(
       name,
       informer$: lazy((i) => i.informer$),
       deltas$: lazy((i) => i.deltas$),
-      events$: lazy((i) => i.events$),
+      changes$: lazy((i) => i.changes$),
+      events$: lazy((i) => i.changes$),
       synced$: lazy((i) => i.synced$),
       health$: lazy((i) => i.health$),
       handle: (handlers, handleOptions) => lazy((i) => i.handle(handlers, handleOptions)),

@@ -84,7 +84,7 @@ export interface InformerOptions<T extends KubeObject = KubeObject> extends Info
 /**
  * A shared informer: one list/watch, one cache, several views of it. Every stream is cold and
  * reference counted: the watch starts with the first subscriber to `informer$`, `deltas$`,
- * `events$` or `synced$` and stops (aborting the request) when the last one leaves; a later
+ * `changes$` or `synced$` and stops (aborting the request) when the last one leaves; a later
  * subscription starts fresh with a new list. `health$` alone never starts the watch.
  */
 export interface Informer<T extends KubeObject = KubeObject> {
@@ -106,6 +106,8 @@ export interface Informer<T extends KubeObject = KubeObject> {
    * informer gets the changes from then on, not those that built the current cache: read
    * `informer$` (or use `handle()`, which starts with the current cache as adds) for the state.
    */
+  readonly changes$: Observable<Change<T>>;
+  /** @deprecated The old name of {@link Informer.changes$} (it emits `Change`s); the same stream. */
   readonly events$: Observable<Change<T>>;
   /** The first synced snapshot (the initial list applied), then completes. */
   readonly synced$: Observable<Snapshot<T>>;
@@ -204,7 +206,7 @@ export function informerFrom<T extends KubeObject = KubeObject>(listerWatcher: L
     };
   });
 
-  const events$ = defer(() => {
+  const changes$ = defer(() => {
     const replayed = current;
     return informer$.pipe(
       filter((snapshot, index) => !(index === 0 && snapshot === replayed)),
@@ -222,7 +224,8 @@ export function informerFrom<T extends KubeObject = KubeObject>(listerWatcher: L
     name,
     informer$,
     deltas$,
-    events$,
+    changes$,
+    events$: changes$,
     synced$,
     health$: health.asObservable(),
     handle: (handlers, handleOptions) => informer$.pipe(handle(handlers, { ...handlerDefaults, ...handleOptions })),

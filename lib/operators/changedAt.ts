@@ -10,7 +10,7 @@ import type { KubeObject } from '../store/object';
  * pass. controller-runtime's LabelChangedPredicate and friends, for any part.
  *
  * ```
- * events$:                             --a--u(status only)--u(labels)--d--|
+ * changes$:                             --a--u(status only)--u(labels)--d--|
  * changedAt((o) => o.metadata.labels): --a------------------u(labels)--d--|
  * ```
  *
@@ -26,7 +26,7 @@ import type { KubeObject } from '../store/object';
  * import { changedAt, type Informer, type Pod } from 'rx-informer';
  *
  * declare const podInformer: Informer<Pod>;
- * podInformer.events$
+ * podInformer.changes$
  *   .pipe(changedAt((pod) => pod.spec))
  *   .subscribe((change) => console.log('spec changed:', change.key));
  * ```

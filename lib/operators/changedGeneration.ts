@@ -9,7 +9,7 @@ import type { KubeObject } from '../store/object';
  * generation passes too: resources without one (ConfigMaps, Secrets) would otherwise never update.
  *
  * ```
- * events$:             --a--u(gen 1→1)--u(gen 1→2)--d--|
+ * changes$:             --a--u(gen 1→1)--u(gen 1→2)--d--|
  * changedGeneration(): --a--------------u(gen 1→2)--d--|
  * ```
  *
@@ -18,7 +18,7 @@ import type { KubeObject } from '../store/object';
  * import { changedGeneration, type Deployment, type Informer } from 'rx-informer';
  *
  * declare const deploymentInformer: Informer<Deployment>;
- * deploymentInformer.events$.pipe(changedGeneration()).subscribe((change) => console.log('spec changed:', change.key));
+ * deploymentInformer.changes$.pipe(changedGeneration()).subscribe((change) => console.log('spec changed:', change.key));
  * ```
  *
  * @returns an operator that passes adds, deletes and spec-changing updates.

@@ -7,7 +7,7 @@ import type { KubeObject } from '../store/object';
  * (no namespace) never match.
  *
  * ```
- * events$:                 --a(ns1)--b(ns2)--c(ns1)--|
+ * changes$:                 --a(ns1)--b(ns2)--c(ns1)--|
  * inNamespace('ns1'):      --a(ns1)----------c(ns1)--|
  * ```
  *
@@ -16,7 +16,7 @@ import type { KubeObject } from '../store/object';
  * import { inNamespace, type Informer, type Pod } from 'rx-informer';
  *
  * declare const podInformer: Informer<Pod>;
- * podInformer.events$.pipe(inNamespace(['team-a', 'team-b'])).subscribe((change) => console.log(change.type, change.key));
+ * podInformer.changes$.pipe(inNamespace(['team-a', 'team-b'])).subscribe((change) => console.log(change.type, change.key));
  * ```
  *
  * @param namespace a namespace, or a list of them.

@@ -8,7 +8,7 @@ import { parseLabelSelector } from '../store/selector';
  * old or its new state matches, so that a consumer also sees an object leave the selected set.
  *
  * ```
- * events$:              --a{app=web}--b{app=db}--u{app:web→db}--|
+ * changes$:              --a{app=web}--b{app=db}--u{app:web→db}--|
  * matchLabels('app=web'): --a{app=web}------------u{app:web→db}--|
  * ```
  *
@@ -17,8 +17,8 @@ import { parseLabelSelector } from '../store/selector';
  * import { matchLabels, type Informer, type Pod } from 'rx-informer';
  *
  * declare const podInformer: Informer<Pod>;
- * podInformer.events$.pipe(matchLabels({ app: 'web' })).subscribe((change) => console.log(change.type, change.key));
- * podInformer.events$.pipe(matchLabels('tier in (frontend,edge),!canary')).subscribe(console.log);
+ * podInformer.changes$.pipe(matchLabels({ app: 'web' })).subscribe((change) => console.log(change.type, change.key));
+ * podInformer.changes$.pipe(matchLabels('tier in (frontend,edge),!canary')).subscribe(console.log);
  * ```
  *
  * @param selector a label selector string (the Kubernetes syntax, parsed once, here), or a map of

@@ -6,7 +6,7 @@ import type { KubeObject } from '../store/object';
  * Keeps the changes of the given types (`'add'`, `'update'`, `'delete'`), narrowing their type.
  *
  * ```
- * events$:                 --a--u--d--a--|
+ * changes$:                 --a--u--d--a--|
  * ofType('add', 'delete'): --a-----d--a--|
  * ```
  *
@@ -15,7 +15,7 @@ import type { KubeObject } from '../store/object';
  * import { ofType, type Informer, type Pod } from 'rx-informer';
  *
  * declare const podInformer: Informer<Pod>;
- * podInformer.events$.pipe(ofType('delete')).subscribe((change) => {
+ * podInformer.changes$.pipe(ofType('delete')).subscribe((change) => {
  *   console.log('deleted', change.key, change.finalStateUnknown ? '(missed the final state)' : '');
  * });
  * ```

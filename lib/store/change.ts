@@ -1,7 +1,7 @@
 import type { KubeObject } from './object';
 
 /**
- * A change the indexer applied to the cache: what `events$` emits and handlers receive.
+ * A change the indexer applied to the cache: what `changes$` emits and handlers receive.
  * Unlike a delta, a change knows the old state.
  */
 export type Change<T extends KubeObject = KubeObject> = AddChange<T> | UpdateChange<T> | DeleteChange<T>;

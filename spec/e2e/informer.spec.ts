@@ -148,11 +148,11 @@ describe('informer against the loopback API server', () => {
     expect(server.requests.entries.filter((r) => r.verb === 'list')).toHaveLength(2);
   });
 
-  it('flattens the changes of the cache on events$', async () => {
+  it('flattens the changes of the cache on changes$', async () => {
     server.store.create(pods, podNamed('a'));
     const informerOfPods = podInformer();
     const changes = new ReplaySubject<string>();
-    keep(informerOfPods.events$.subscribe((change) => changes.next(`${change.type} ${change.key}`)));
+    keep(informerOfPods.changes$.subscribe((change) => changes.next(`${change.type} ${change.key}`)));
     await until(changes, (c) => c === 'add default/a');
     server.store.delete(pods, 'default', 'a');
     await until(changes, (c) => c === 'delete default/a');
@@ -164,8 +164,8 @@ describe('informer against the loopback API server', () => {
     const informerOfPods = podInformer();
     const updates = new ReplaySubject<{ oldObject: Pod; object: Pod }>();
     const statusChanges = new ReplaySubject<string>();
-    keep(informerOfPods.events$.subscribe((change) => change.type === 'update' && updates.next(change)));
-    keep(informerOfPods.events$.pipe(changedAt((pod) => pod.status)).subscribe((change) => statusChanges.next(`${change.type} ${change.object.metadata.resourceVersion}`)));
+    keep(informerOfPods.changes$.subscribe((change) => change.type === 'update' && updates.next(change)));
+    keep(informerOfPods.changes$.pipe(changedAt((pod) => pod.status)).subscribe((change) => statusChanges.next(`${change.type} ${change.object.metadata.resourceVersion}`)));
     await until(statusChanges, (line) => line.startsWith('add'));
 
     const stored = server.store.get(pods, 'default', 'a')!;

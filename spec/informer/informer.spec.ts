@@ -13,14 +13,19 @@ import { fakeListerWatcher, pod } from './informerFixtures';
 const virtual = (): TestScheduler => new TestScheduler((a, b) => expect(a).toEqual(b));
 
 describe('informerFrom', () => {
-  it('rides one list and one watch for informer$, deltas$, events$ and synced$', () => {
+  it('rides one list and one watch for informer$, deltas$, changes$ and synced$', () => {
     const lw = fakeListerWatcher([pod('a', '1')]);
     const informer = informerFrom(lw, { scheduler: virtual() });
-    const subscriptions = [informer.informer$.subscribe(), informer.deltas$.subscribe(), informer.events$.subscribe(), informer.synced$.subscribe()];
+    const subscriptions = [informer.informer$.subscribe(), informer.deltas$.subscribe(), informer.changes$.subscribe(), informer.synced$.subscribe()];
     expect(lw.lists).toHaveLength(1);
     expect(lw.watches).toHaveLength(1);
     expect(lw.openWatches()).toBe(1);
     subscriptions.forEach((s) => s.unsubscribe());
+  });
+
+  it('keeps events$ as the deprecated name of changes$: one stream, not a second watch', () => {
+    const informer = informerFrom(fakeListerWatcher([pod('a', '1')]), { scheduler: virtual() });
+    expect(informer.events$).toBe(informer.changes$);
   });
 
   it('passes the watch timeout range to every watch it opens', () => {
@@ -76,13 +81,13 @@ describe('informerFrom', () => {
     running.unsubscribe();
   });
 
-  it('gives events$ the initial list as adds, and a late subscriber only the changes after it joined', () => {
+  it('gives changes$ the initial list as adds, and a late subscriber only the changes after it joined', () => {
     const lw = fakeListerWatcher([pod('a', '1')]);
     const informer = informerFrom(lw, { scheduler: virtual() });
     const early: Change[] = [];
     const late: Change[] = [];
-    const s1 = informer.events$.subscribe((c) => early.push(c));
-    const s2 = informer.events$.subscribe((c) => late.push(c));
+    const s1 = informer.changes$.subscribe((c) => early.push(c));
+    const s2 = informer.changes$.subscribe((c) => late.push(c));
     lw.watch$().next({ type: 'MODIFIED', object: pod('a', '2') });
     expect(early.map((c) => `${c.type} ${c.key}${c.type === 'add' && c.isInInitialList ? ' initial' : ''}`)).toEqual(['add default/a initial', 'update default/a']);
     expect(late.map((c) => `${c.type} ${c.key}`)).toEqual(['update default/a']);

@@ -26,7 +26,7 @@ describe('chaos soak (short, seeded)', () => {
   });
 
   it('delivers every deletion to every handler, late ones included', () => {
-    expect(report.handlers.map((h) => h.name)).toEqual(['events$', 'sync handler', 'async handler', 'late handler']);
+    expect(report.handlers.map((h) => h.name)).toEqual(['changes$', 'sync handler', 'async handler', 'late handler']);
     for (const handler of report.handlers) {
       expect({ handler: handler.name, seed, divergence: handler.divergence }).toEqual({ handler: handler.name, seed, divergence: { missing: 0, extra: 0, stale: 0 } });
       expect(handler.counts.deletes).toBeGreaterThan(0);
