@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { SchedulerLike } from 'rxjs';
 import type { KubeObject, ObjectMeta } from '../store/object';
 import { apiVersionOf, type Resource } from '../resources/resource';
 import { resourceId } from './builtinResources';
@@ -87,6 +88,8 @@ function specChanged(before: KubeObject, after: KubeObject): boolean {
 /** The store behind a loopback server: the public {@link ClusterStore} plus what handlers need. */
 export class ClusterStoreImpl implements ClusterStore {
   private readonly buckets = new Map<string, Bucket>();
+  /** Requests waiting for the counter to reach a resourceVersion; checked on each change. */
+  private readonly rvWaiters = new Set<() => void>();
   private rv = 1;
   private compactedRv = 1;
 
@@ -254,6 +257,30 @@ export class ClusterStoreImpl implements ClusterStore {
     for (const bucket of this.buckets.values()) bucket.history.compact(this.rv);
   }
 
+  /**
+   * Resolves true as soon as the counter reaches `rv`, or false once `timeoutMs` has passed on
+   * `scheduler` or `signal` aborted (a client that went away).
+   */
+  waitForRv(rv: number, timeoutMs: number, scheduler: SchedulerLike, signal: AbortSignal): Promise<boolean> {
+    if (this.rv >= rv) return Promise.resolve(true);
+    if (timeoutMs <= 0 || signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const settle = (reached: boolean): void => {
+        this.rvWaiters.delete(check);
+        timer.unsubscribe();
+        signal.removeEventListener('abort', abort);
+        resolve(reached);
+      };
+      const check = (): void => {
+        if (this.rv >= rv) settle(true);
+      };
+      const abort = (): void => settle(false);
+      const timer = scheduler.schedule(() => settle(false), timeoutMs);
+      signal.addEventListener('abort', abort);
+      this.rvWaiters.add(check);
+    });
+  }
+
   /** Registers a listener for a resource's changes; returns its removal. */
   subscribe(resource: Resource<KubeObject>, listener: ChangeListener): () => void {
     const bucket = this.bucket(resource);
@@ -306,6 +333,7 @@ export class ClusterStoreImpl implements ClusterStore {
     const event: StoreEvent = { rv, type, namespace, object, prev, stampedPrev: undefined };
     bucket.history.push(event);
     for (const listener of bucket.listeners) listener(event);
+    if (this.rvWaiters.size > 0) for (const check of [...this.rvWaiters]) check();
   }
 }
 

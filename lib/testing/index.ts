@@ -4,6 +4,17 @@
  * informers and controllers without a cluster.
  */
 export { startApiServer, type ApiServer, type ApiServerOptions } from './server';
+export {
+  SERVER_VERSIONS,
+  OLDEST_SERVER_VERSION,
+  NEWEST_SERVER_VERSION,
+  serverProfile,
+  defaultServerProfile,
+  isServerVersion,
+  type ServerVersion,
+  type ServerProfile,
+  type WatchListSupport,
+} from './serverVersion';
 export { createClusterStore, type ClusterStore } from './clusterStore';
 export { ApiStatusError } from './status';
 export type { Fault, FaultControls, FaultMatch } from './faults';

@@ -3,6 +3,7 @@ import * as https from 'node:https';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { Resource } from '../resources/resource';
 import type { Status } from '../sources/errors';
 import type { KubeObject } from '../store/object';
@@ -19,6 +20,7 @@ import { createObject, getObject, parseObjectBody, patchObject, readBody, update
 import { RequestLogImpl, type RequestLog, type RequestRecord } from './requestLog';
 import { sendJson, sendStatus, sendText } from './respond';
 import { route, type Route } from './routes';
+import { defaultServerProfile, NEWEST_SERVER_VERSION, serverProfile, versionDocument, type ServerProfile, type ServerVersion } from './serverVersion';
 import { ApiStatusError, failure, methodNotAllowed, pathNotFound, statusForCode, tooLargeResourceVersion } from './status';
 import { testCertificates } from './tls';
 import { WatchSession } from './watchHandler';
@@ -43,6 +45,21 @@ export interface ApiServerOptions {
   readonly continueTtlMs?: number;
   /** Extra resources (custom resources) served beside the built-ins. */
   readonly resources?: readonly Resource[];
+  /**
+   * The Kubernetes version to answer like (see `serverProfile`): streaming lists, validation of
+   * list options, which lists the watch cache serves and `/version`. Default: the newest modelled,
+   * {@link NEWEST_SERVER_VERSION}, except that lists at resourceVersion "0" are paged, which no
+   * real version does (see `defaultServerProfile`); name a version to get its exact answers.
+   */
+  readonly serverVersion?: ServerVersion;
+  /**
+   * How long a list the watch cache serves waits for a resourceVersion the server has not reached
+   * before answering 504 "Too large resource version"; default 3 000 (the watch cache's
+   * `blockTimeout`).
+   */
+  readonly watchCacheWaitMs?: number;
+  /** Runs the server's own timers (the watch cache's wait); default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
 }
 
 /** A running loopback Kubernetes API server. */
@@ -54,6 +71,8 @@ export interface ApiServer {
   readonly store: ClusterStore;
   readonly faults: FaultControls;
   readonly requests: RequestLog;
+  /** The version the server answers like, and what that changes. */
+  readonly profile: ServerProfile;
   /** Drops every connection and listens again on the same port; data and history are kept. */
   restart(): Promise<void>;
   /** Closes every watch and socket and stops listening; resolves once fully closed. */
@@ -71,6 +90,10 @@ interface ServerState {
   readonly token: string | undefined;
   readonly deny: readonly DenyRule[];
   readonly bookmarkIntervalMs: number;
+  readonly profile: ServerProfile;
+  readonly versionDocument: unknown;
+  readonly watchCacheWaitMs: number;
+  readonly scheduler: SchedulerLike;
 }
 
 /** The namespaces every cluster starts with. */
@@ -130,7 +153,7 @@ async function handle(state: ServerState, request: http.IncomingMessage, respons
   const query: Record<string, string> = {};
   for (const [key, value] of url.searchParams) if (!(key in query)) query[key] = value;
   const method = request.method ?? 'GET';
-  const target = route(url.pathname, state.served);
+  const target = route(url.pathname, state.served, state.versionDocument);
   const isResource = target.kind === 'resource';
   const watch = query.watch === 'true' || query.watch === '1';
   const verb = isResource ? verbOf(method, target, watch) : undefined;
@@ -181,12 +204,21 @@ async function handle(state: ServerState, request: http.IncomingMessage, respons
     const { store } = state;
     switch (verb) {
       case 'list': {
-        const page = serveList(store, state.tokens, { resource, namespace: target.namespace, query: parseListQuery(target.served, query) });
+        const gone = new AbortController();
+        response.once('close', () => gone.abort());
+        const page = await serveList(store, state.tokens, {
+          resource,
+          namespace: target.namespace,
+          query: parseListQuery(target.served, query, state.profile),
+          profile: state.profile,
+          waitForRv: (rv) => store.waitForRv(rv, state.watchCacheWaitMs, state.scheduler, gone.signal),
+        });
+        if (response.destroyed) return;
         log(200);
         return writeListPage(response, page);
       }
       case 'watch': {
-        const parsed = parseListQuery(target.served, query);
+        const parsed = parseListQuery(target.served, query, state.profile);
         const name = target.name;
         const listQuery =
           name === undefined ? parsed : { ...parsed, selective: true, matches: (object: KubeObject) => object.metadata.name === name && parsed.matches(object) };
@@ -260,6 +292,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const tls = options.tls ?? false;
   const tokens = new ContinueTokens(options.continueTtlMs ?? 300_000);
   const extra = (options.resources ?? []).map(servedResourceOf);
+  const profile = options.serverVersion === undefined ? defaultServerProfile() : serverProfile(options.serverVersion);
   const state: ServerState = {
     store: new ClusterStoreImpl(options.historyLimit ?? 10_000),
     served: [...builtinResources.filter((b) => !extra.some((e) => e.resource.group === b.resource.group && e.resource.plural === b.resource.plural)), ...extra],
@@ -270,6 +303,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     token: options.token,
     deny: options.deny ?? [],
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+    profile,
+    versionDocument: versionDocument(profile),
+    watchCacheWaitMs: options.watchCacheWaitMs ?? 3_000,
+    scheduler: options.scheduler ?? asyncScheduler,
   };
 
   seedNamespaces(state.store);
@@ -327,6 +364,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     store: state.store,
     faults: state.faults,
     requests: state.requests,
+    profile,
     async restart() {
       if (closed) throw new Error('the loopback API server is closed');
       await stop();

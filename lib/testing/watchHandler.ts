@@ -47,10 +47,10 @@ function startOf(query: ListQuery): Start {
   const legacyStart = rv === undefined || rv === '0';
   if (query.sendInitialEvents === true) return { kind: 'initial-state', endBookmark: query.allowWatchBookmarks };
   if (query.sendInitialEvents === false) return legacyStart ? { kind: 'now' } : { kind: 'from', rv: parseResourceVersion(rv) };
-  if (legacyStart) {
-    // Kubernetes 1.32 (WatchList beta) defaults such a watch to a streaming list, with its bookmark.
-    return { kind: 'initial-state', endBookmark: query.allowWatchBookmarks };
-  }
+  // A legacy watch: "Get State and Start at Most Recent/Any" sends the state as ADDED events, with
+  // no bookmark to end them. (Where the WatchList gate is on, parseListQuery has already turned
+  // such a watch into a streaming list, as SetListOptionsDefaults does.)
+  if (legacyStart) return { kind: 'initial-state', endBookmark: false };
   return { kind: 'from', rv: parseResourceVersion(rv) };
 }
 

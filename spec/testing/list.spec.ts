@@ -7,7 +7,7 @@ import { get } from './httpHelpers';
 let server: ApiServer;
 
 beforeEach(async () => {
-  server = await startApiServer({ continueTtlMs: 60_000 });
+  server = await startApiServer({ continueTtlMs: 60_000, watchCacheWaitMs: 0 });
 });
 
 afterEach(async () => {
