@@ -40,17 +40,35 @@ function readPath(object: KubeObject, path: string): string | undefined {
   return typeof value === 'string' ? value : String(value);
 }
 
-function parseBoolean(name: string, value: string | undefined): boolean | undefined {
-  if (value === undefined) return undefined;
-  if (value === 'true' || value === '1') return true;
-  if (value === 'false' || value === '0' || value === '') return false;
-  throw new ApiStatusError(badRequest(`invalid boolean value for ${name}: ${JSON.stringify(value)}`));
+/**
+ * A boolean query value as the API server's parameter codec reads it
+ * (apimachinery `runtime.Convert_Slice_string_To_bool`, the same in every version modelled): only
+ * "0" and "false" in any letter case are false; anything else, the empty value of a bare `?watch`
+ * included, is true. It is not Go's `strconv.ParseBool` and never a 400: `watch=True` (Python's
+ * client), `watch=yes` and `watch=` are all watches.
+ */
+export function queryBoolean(value: string): boolean {
+  return value !== '0' && value.toLowerCase() !== 'false';
 }
 
-function parseNonNegativeInteger(name: string, value: string | undefined): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (!/^\d+$/.test(value)) throw new ApiStatusError(badRequest(`invalid value for ${name}: ${JSON.stringify(value)}`));
-  return Number(value);
+function parseBoolean(value: string | undefined): boolean | undefined {
+  return value === undefined ? undefined : queryBoolean(value);
+}
+
+const INT64_MAX = (1n << 63n) - 1n;
+const INT64_MIN = -(1n << 63n);
+
+/**
+ * An integer query value as the parameter codec reads it: Go's `strconv.ParseInt(value, 10, 64)`,
+ * whose error text the API server answers as a 400 BadRequest. An empty value is an error too.
+ */
+function parseInt64(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const quoted = JSON.stringify(value);
+  if (!/^[+-]?\d+$/.test(value)) throw new ApiStatusError(badRequest(`strconv.ParseInt: parsing ${quoted}: invalid syntax`));
+  const parsed = BigInt(value);
+  if (parsed > INT64_MAX || parsed < INT64_MIN) throw new ApiStatusError(badRequest(`strconv.ParseInt: parsing ${quoted}: value out of range`));
+  return Number(parsed);
 }
 
 /** A resourceVersion as the server's integer. @throws ApiStatusError 400 */
@@ -154,15 +172,16 @@ function withDefaults(query: ParsedOptions, profile: ServerProfile): ParsedOptio
 export function parseListQuery(served: ServedResource, query: Readonly<Record<string, string>>, profile: ServerProfile): ListQuery {
   const nonEmpty = (name: string): string | undefined => (query[name] === undefined || query[name] === '' ? undefined : query[name]);
   const base = {
-    watch: parseBoolean('watch', query.watch) === true,
+    watch: parseBoolean(query.watch) === true,
     resourceVersion: nonEmpty('resourceVersion'),
     resourceVersionMatch: nonEmpty('resourceVersionMatch'),
-    limit: parseNonNegativeInteger('limit', query.limit) ?? 0,
+    // A negative limit is no limit (the storage layers check `limit > 0`).
+    limit: Math.max(0, parseInt64(query.limit) ?? 0),
     continueToken: nonEmpty('continue'),
-    timeoutSeconds: parseNonNegativeInteger('timeoutSeconds', query.timeoutSeconds),
-    allowWatchBookmarks: parseBoolean('allowWatchBookmarks', query.allowWatchBookmarks) === true,
+    timeoutSeconds: parseInt64(query.timeoutSeconds),
+    allowWatchBookmarks: parseBoolean(query.allowWatchBookmarks) === true,
     // Before 1.27 the query decoder has no such field and ignores the parameter.
-    sendInitialEvents: profile.watchList === 'unsupported' ? undefined : parseBoolean('sendInitialEvents', query.sendInitialEvents),
+    sendInitialEvents: profile.watchList === 'unsupported' ? undefined : parseBoolean(query.sendInitialEvents),
   };
   const labelText = query.labelSelector ?? '';
   const fieldText = query.fieldSelector ?? '';

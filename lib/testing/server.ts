@@ -15,7 +15,7 @@ import { FaultQueue, type Fault, type FaultControls } from './faults';
 import { loopbackKubeConfig } from './kubeConfig';
 import { jsonOf } from './history';
 import { ContinueTokens, serveList, writeListPage } from './listHandler';
-import { parseListQuery } from './listOptions';
+import { parseListQuery, queryBoolean } from './listOptions';
 import { createObject, getObject, parseObjectBody, patchObject, readBody, updateObject } from './objectHandlers';
 import { RequestLogImpl, type RequestLog, type RequestRecord } from './requestLog';
 import { sendJson, sendStatus, sendText } from './respond';
@@ -155,7 +155,7 @@ async function handle(state: ServerState, request: http.IncomingMessage, respons
   const method = request.method ?? 'GET';
   const target = route(url.pathname, state.served, state.versionDocument);
   const isResource = target.kind === 'resource';
-  const watch = query.watch === 'true' || query.watch === '1';
+  const watch = query.watch !== undefined && queryBoolean(query.watch);
   const verb = isResource ? verbOf(method, target, watch) : undefined;
   const record = {
     method,

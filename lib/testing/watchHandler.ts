@@ -151,8 +151,9 @@ export class WatchSession {
 
   private startTimers(): void {
     const { query, bookmarkIntervalMs } = this.request;
-    // timeoutSeconds=0 means unset, as in handlers/get.go.
-    const timeoutMs = (query.timeoutSeconds ?? 0) > 0 ? query.timeoutSeconds! * 1000 : MIN_REQUEST_TIMEOUT_MS * (1 + Math.random());
+    // timeoutSeconds=0 means unset, as in handlers/get.go; a negative one has expired already.
+    const seconds = query.timeoutSeconds ?? 0;
+    const timeoutMs = seconds === 0 ? MIN_REQUEST_TIMEOUT_MS * (1 + Math.random()) : Math.max(0, seconds * 1000);
     this.timers.push(setTimeout(() => this.end(), timeoutMs));
     if (!query.allowWatchBookmarks) return;
     if (timeoutMs > BOOKMARK_BEFORE_TIMEOUT_MS) {
