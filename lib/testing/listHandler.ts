@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { apiVersionOf, type Resource } from '../resources/resource';
 import type { KubeObject } from '../store/object';
 import type { ClusterStoreImpl } from './clusterStore';
-import { decodeContinueToken, encodeContinueToken, InvalidContinueTokenError } from './continueToken';
+import { decodeContinueToken, encodeContinueToken, InvalidContinueTokenError, LATEST } from './continueToken';
 import { jsonOf, type StoredObject } from './history';
 import { parseResourceVersion, type ListQuery } from './listOptions';
 import { planList } from './listPlan';
@@ -12,6 +12,7 @@ import {
   ApiStatusError,
   badRequest,
   CONTINUE_EXPIRED_MESSAGE,
+  CONTINUE_INCONSISTENT_MESSAGE,
   etcdFutureRevision,
   expired,
   LIST_TOO_OLD_MESSAGE,
@@ -161,13 +162,19 @@ export async function serveList(store: ClusterStoreImpl, tokens: ContinueTokens,
     if (token.generation < tokens.currentGeneration || tokens.clock() - token.issuedAt > tokens.ttl) {
       throw new ApiStatusError(expired(CONTINUE_EXPIRED_MESSAGE));
     }
-    listRv = Math.min(token.rv, store.currentRv);
     start = token.start;
+    // etcd has compacted the token's revision: 410, with a token that goes on at the latest one.
+    const compacted = (): ApiStatusError => {
+      const latest = encodeContinueToken({ rv: LATEST, start, issuedAt: tokens.clock(), generation: tokens.currentGeneration });
+      return new ApiStatusError(expired(CONTINUE_INCONSISTENT_MESSAGE, latest));
+    };
+    listRv = token.rv === LATEST ? store.currentRv : Math.min(token.rv, store.currentRv);
+    if (!store.etcdHas(listRv)) throw compacted();
     const id = snapshotId(listRv);
     const kept = tokens.lookup(id);
     if (kept !== undefined) items = kept.items;
     else {
-      items = select(store, scope, listRv, () => new ApiStatusError(expired(CONTINUE_EXPIRED_MESSAGE)));
+      items = select(store, scope, listRv, compacted);
       tokens.keep(id, items);
     }
   } else {

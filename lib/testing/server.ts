@@ -3,7 +3,7 @@ import * as https from 'node:https';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
 import type { Resource } from '../resources/resource';
 import type { Status } from '../sources/errors';
 import type { KubeObject } from '../store/object';
@@ -37,8 +37,25 @@ export interface ApiServerOptions {
   readonly token?: string;
   /** Matching requests get 403 with the real message shape. */
   readonly deny?: readonly DenyRule[];
-  /** Watch history window per resource, in events; default 10_000. */
+  /**
+   * Change events kept per resource, for etcd's history (Exact lists, continue tokens) and the
+   * watch cache alike; default 10_000. A memory bound: the real etcd keeps every revision back to
+   * its last compaction.
+   */
   readonly historyLimit?: number;
+  /** Events the watch cache keeps per resource (a watch from before them gets 410); default (and at most) `historyLimit`. */
+  readonly watchCacheCapacity?: number;
+  /**
+   * Events older than this leave the watch cache as new events arrive; default: no time bound.
+   * (The API server's keeps about 75 s of events under churn, 100 to 102 400 of them.)
+   */
+  readonly watchCacheWindowMs?: number;
+  /**
+   * etcd is compacted this often, each time at the resourceVersion of the compaction before, so it
+   * keeps one to two intervals of history (the API server's `--etcd-compaction-interval`,
+   * `etcd3/compact.go`); default 300_000 (5 minutes); 0 never compacts (`store.compact()` still does).
+   */
+  readonly etcdCompactionIntervalMs?: number;
   /** Period of BOOKMARK events on watches with allowWatchBookmarks; default 60_000 (the API server's minute). */
   readonly bookmarkIntervalMs?: number;
   /** Continue tokens expire (410) after this; default 300_000 (the API server's 5 minutes). */
@@ -58,7 +75,7 @@ export interface ApiServerOptions {
    * `blockTimeout`).
    */
   readonly watchCacheWaitMs?: number;
-  /** Runs the server's own timers (the watch cache's wait); default `asyncScheduler`. */
+  /** Runs the server's own timers and clocks (the watch cache's wait and window, etcd's compaction); default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
 }
 
@@ -73,7 +90,11 @@ export interface ApiServer {
   readonly requests: RequestLog;
   /** The version the server answers like, and what that changes. */
   readonly profile: ServerProfile;
-  /** Drops every connection and listens again on the same port; data and history are kept. */
+  /**
+   * Restarts the API server: drops every connection and listens again on the same port. Its watch
+   * cache starts empty at the current resourceVersion, so a watch from an older one gets 410,
+   * while etcd's data and history are kept.
+   */
   restart(): Promise<void>;
   /** Closes every watch and socket and stops listening; resolves once fully closed. */
   close(): Promise<void>;
@@ -275,6 +296,21 @@ function internalError(error: unknown): Status {
 }
 
 /**
+ * Compacts etcd every `intervalMs` at the revision the previous run saw, as the API server's
+ * compactor does (`etcd3/compact.go`: the first run only records the revision). The watch cache
+ * keeps its events.
+ */
+function startEtcdCompactor(store: ClusterStoreImpl, intervalMs: number, scheduler: SchedulerLike): Subscription {
+  if (intervalMs <= 0) return Subscription.EMPTY;
+  let seen: number | undefined;
+  return scheduler.schedule(function compact(this: SchedulerAction<undefined>) {
+    if (seen !== undefined) store.compactTo(seen, true);
+    seen = store.currentRv;
+    this.schedule(undefined, intervalMs);
+  }, intervalMs);
+}
+
+/**
  * Starts a loopback Kubernetes API server on 127.0.0.1 that speaks the real list/watch protocol
  * (PROTOCOL.md), with an in-process store, scriptable faults and a request log. Close it when done.
  * Like a real cluster, a fresh server holds the `default`, `kube-system` and `kube-public` namespaces.
@@ -293,8 +329,15 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const tokens = new ContinueTokens(options.continueTtlMs ?? 300_000);
   const extra = (options.resources ?? []).map(servedResourceOf);
   const profile = options.serverVersion === undefined ? defaultServerProfile() : serverProfile(options.serverVersion);
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const store = new ClusterStoreImpl({
+    historyLimit: options.historyLimit,
+    watchCacheCapacity: options.watchCacheCapacity,
+    watchCacheWindowMs: options.watchCacheWindowMs,
+    now: () => scheduler.now(),
+  });
   const state: ServerState = {
-    store: new ClusterStoreImpl(options.historyLimit ?? 10_000),
+    store,
     served: [...builtinResources.filter((b) => !extra.some((e) => e.resource.group === b.resource.group && e.resource.plural === b.resource.plural)), ...extra],
     faults: new FaultQueue(() => tokens.expireAll()),
     requests: new RequestLogImpl(),
@@ -306,7 +349,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     profile,
     versionDocument: versionDocument(profile),
     watchCacheWaitMs: options.watchCacheWaitMs ?? 3_000,
-    scheduler: options.scheduler ?? asyncScheduler,
+    scheduler,
   };
 
   seedNamespaces(state.store);
@@ -352,6 +395,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     });
 
   const port = await listen(options.port ?? 0);
+  const compactor = startEtcdCompactor(store, options.etcdCompactionIntervalMs ?? 300_000, scheduler);
   const url = `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
   let kubeConfig: KubeConfig | undefined;
   let closed = false;
@@ -367,11 +411,14 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     profile,
     async restart() {
       if (closed) throw new Error('the loopback API server is closed');
+      // At once, before anything else changes: the new process's cache starts at this revision.
+      store.resetWatchCache();
       await stop();
       await listen(port);
     },
     async close() {
       closed = true;
+      compactor.unsubscribe();
       await stop();
     },
   };

@@ -117,6 +117,16 @@ export function tooOldResourceVersion(requested: number, oldestAvailable: number
 export const CONTINUE_EXPIRED_MESSAGE =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.';
 
+/**
+ * B.4: a continue token whose resourceVersion etcd has compacted (`etcd3/errors.go`
+ * `handleCompactedErrorForPaging`); the 410 carries a new token that continues at the latest
+ * resourceVersion.
+ */
+export const CONTINUE_INCONSISTENT_MESSAGE =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, ' +
+  'or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an ' +
+  'inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
 /** B.4: an exact list whose resourceVersion is gone. */
 export const LIST_TOO_OLD_MESSAGE = 'The resourceVersion for the provided list is too old.';
 

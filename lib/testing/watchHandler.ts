@@ -122,10 +122,10 @@ export class WatchSession {
 
     const start = this.start;
     if (start.kind === 'from' && start.rv < store.currentRv) {
-      const replay = store.eventsSince(resource, start.rv);
+      const replay = store.watchCacheSince(resource, start.rv);
       if (replay === undefined) {
         // Past authentication and parameter parsing, errors travel as a watch ERROR event (B.6).
-        const status = tooOldResourceVersion(start.rv, store.historyStartRv(resource));
+        const status = tooOldResourceVersion(start.rv, store.watchCacheOldestRv(resource));
         this.writer.send(watchLine('ERROR', JSON.stringify(status)));
         this.writer.endAfterQueued();
         return;

@@ -1,4 +1,4 @@
-import { VirtualTimeScheduler } from 'rxjs';
+import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { pods } from '../../lib/resources/builtins';
 import type { ClusterStoreImpl } from '../../lib/testing/clusterStore';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '../../lib/testing/server';
@@ -224,7 +224,8 @@ describe('a resourceVersion the server has not reached', () => {
   });
 
   it('waits 3 s by default (the watch cache blockTimeout), then answers 504 with Retry-After: 1', async () => {
-    const scheduler = new VirtualTimeScheduler();
+    // Frames stop at 10 s: beyond it the server's etcd compactor would run (and reschedule) forever.
+    const scheduler = new VirtualTimeScheduler(VirtualAction, 10_000);
     const target = await start(NEWEST_SERVER_VERSION, { scheduler });
     const current = Number(target.store.resourceVersion);
     const isWaiting = waiting(target);
