@@ -7,6 +7,7 @@ import { jsonOf, type StoredObject } from './history';
 import { parseResourceVersion, type ListQuery } from './listOptions';
 import { planList } from './listPlan';
 import { ChunkBuilder } from './respond';
+import { ResponseBody } from './responseBody';
 import type { ServerProfile } from './serverVersion';
 import {
   ApiStatusError,
@@ -209,45 +210,32 @@ export async function serveList(store: ClusterStoreImpl, tokens: ContinueTokens,
 /** Bytes per write: big lists go out in pieces, never as one giant string or buffer. */
 const WRITE_BATCH_BYTES = 1 << 20;
 
-function drainOrClose(response: ServerResponse): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = (): void => {
-      response.off('drain', done);
-      response.off('close', done);
-      resolve();
-    };
-    response.on('drain', done);
-    response.on('close', done);
-  });
-}
-
-/** Writes chunks; false when the socket asks us to wait for `drain`. */
-function writeAll(response: ServerResponse, chunks: readonly Buffer[]): boolean {
-  let more = true;
-  for (const chunk of chunks) more = response.write(chunk);
-  return more;
-}
-
 /**
  * Writes a page as a chunked 200 response: the head, then each item's cached JSON, encoded into
  * ~1 MB chunks, waiting for `drain` when the client reads slower than we write. Nothing is
  * serialized here but objects never serialized before (once, cached for every later reader).
+ * `gzip` (the client accepts it) compresses a page longer than 128 KiB, as the API server does.
  */
-export async function writeListPage(response: ServerResponse, page: ListPage): Promise<void> {
-  response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+export async function writeListPage(response: ServerResponse, page: ListPage, gzip: boolean): Promise<void> {
+  const body = new ResponseBody(response, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' }, gzip);
   const chunks = new ChunkBuilder(WRITE_BATCH_BYTES);
+  const writeAll = (): boolean => {
+    let more = true;
+    for (const chunk of chunks.take()) more = body.write(chunk);
+    return more;
+  };
   chunks.add(page.head);
   for (let i = page.from; i < page.to; i++) {
     if (i !== page.from) chunks.add(',');
     chunks.add(jsonOf(page.items[i]!));
-    if (chunks.size >= WRITE_BATCH_BYTES && !writeAll(response, chunks.take())) {
+    if (chunks.size >= WRITE_BATCH_BYTES && !writeAll()) {
       if (response.destroyed) return;
-      await drainOrClose(response);
+      await body.drained();
       if (response.destroyed) return;
     }
   }
   chunks.add(']}');
   const last = chunks.take();
-  writeAll(response, last.slice(0, -1));
-  response.end(last[last.length - 1]);
+  for (const chunk of last.slice(0, -1)) body.write(chunk);
+  body.end(last[last.length - 1]);
 }

@@ -19,6 +19,7 @@ import { parseListQuery, queryBoolean } from './listOptions';
 import { createObject, getObject, parseObjectBody, patchObject, readBody, updateObject } from './objectHandlers';
 import { RequestLogImpl, type RequestLog, type RequestRecord } from './requestLog';
 import { sendJson, sendStatus, sendText } from './respond';
+import { acceptsGzip } from './responseBody';
 import { route, type Route } from './routes';
 import { defaultServerProfile, NEWEST_SERVER_VERSION, serverProfile, versionDocument, type ServerProfile, type ServerVersion } from './serverVersion';
 import { ApiStatusError, failure, methodNotAllowed, pathNotFound, statusForCode, tooLargeResourceVersion } from './status';
@@ -189,9 +190,14 @@ async function handle(state: ServerState, request: http.IncomingMessage, respons
     time: Date.now(),
   } satisfies Omit<RequestRecord, 'status'>;
   const log = (status: number): void => state.requests.add({ ...record, status });
+  const gzip = acceptsGzip(request.headers);
   const fail = (status: Status): void => {
-    sendStatus(response, status);
+    sendStatus(response, status, gzip);
     log(status.code ?? 500);
+  };
+  const answer = (code: number, json: string): void => {
+    sendJson(response, code, json, {}, gzip);
+    log(code);
   };
 
   try {
@@ -210,10 +216,7 @@ async function handle(state: ServerState, request: http.IncomingMessage, respons
       sendText(response, 200, 'ok');
       return log(200);
     }
-    if (target.kind === 'discovery') {
-      sendJson(response, 200, JSON.stringify(target.document));
-      return log(200);
-    }
+    if (target.kind === 'discovery') return answer(200, JSON.stringify(target.document));
     if ('status' in authentication) return fail(authentication.status);
     const resource = target.served.resource;
     if (verb === undefined || (target.subresource !== undefined && (target.subresource !== 'status' || (verb !== 'get' && verb !== 'update')))) {
@@ -236,7 +239,7 @@ async function handle(state: ServerState, request: http.IncomingMessage, respons
         });
         if (response.destroyed) return;
         log(200);
-        return writeListPage(response, page);
+        return writeListPage(response, page, gzip);
       }
       case 'watch': {
         const parsed = parseListQuery(target.served, query, state.profile);
@@ -257,30 +260,23 @@ async function handle(state: ServerState, request: http.IncomingMessage, respons
         return log(200);
       }
       case 'get':
-        sendJson(response, 200, jsonOf(getObject(store, resource, target.namespace, target.name!)));
-        return log(200);
-      case 'delete': {
-        const deleted = store.delete(resource, target.namespace, target.name!);
-        sendJson(response, 200, JSON.stringify(deleted));
-        return log(200);
-      }
+        return answer(200, jsonOf(getObject(store, resource, target.namespace, target.name!)));
+      case 'delete':
+        return answer(200, JSON.stringify(store.delete(resource, target.namespace, target.name!)));
       case 'update':
       case 'create': {
         if (method === 'PATCH') {
           const body = await readBody(request);
           const subresource = target.subresource === 'status' ? 'status' : undefined;
           const patched = patchObject(store, resource, target.namespace, target.name!, request.headers['content-type'], body, subresource);
-          sendJson(response, 200, jsonOf(patched));
-          return log(200);
+          return answer(200, jsonOf(patched));
         }
         const object = parseObjectBody(resource, request.headers['content-type'], await readBody(request));
         const result =
           verb === 'create'
             ? createObject(store, resource, target.namespace, object)
             : updateObject(store, resource, target.namespace, target.name!, object, target.subresource === 'status' ? 'status' : undefined);
-        const code = verb === 'create' ? 201 : 200;
-        sendJson(response, code, jsonOf(result));
-        return log(code);
+        return answer(verb === 'create' ? 201 : 200, jsonOf(result));
       }
     }
   } catch (error) {
