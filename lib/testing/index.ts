@@ -15,7 +15,7 @@ export {
   type ServerProfile,
   type WatchListSupport,
 } from './serverVersion';
-export { createClusterStore, type ClusterStore } from './clusterStore';
+export { createClusterStore, type ClusterStore, type CompactOptions, type HistoryLimits } from './clusterStore';
 export { ApiStatusError } from './status';
 export type { Fault, FaultControls, FaultMatch } from './faults';
 export { ANONYMOUS_USER, TOKEN_USER, type DenyRule, type Verb } from './auth';
