@@ -140,7 +140,8 @@ describe('makePod', () => {
       required[kind]!.filter((field) => (value as Record<string, unknown>)[field] === undefined || (value as Record<string, unknown>)[field] === null).map((field) => `${kind}.${field}`);
     const check = (pod: Pod): string[] => {
       const statuses = (pod.status?.['containerStatuses'] ?? []) as { state?: { terminated?: unknown }; lastState?: { terminated?: unknown } }[];
-      const containers = pod.spec?.containers ?? [];
+      const spec = (pod.spec ?? {}) as { containers?: { ports?: unknown[]; volumeMounts?: unknown[] }[]; volumes?: unknown[] };
+      const containers = spec.containers ?? [];
       return [
         ...statuses.flatMap((s) => [
           ...missing('containerStatus', s),
@@ -153,7 +154,7 @@ describe('makePod', () => {
           ...(c.ports ?? []).flatMap((p) => missing('containerPort', p)),
           ...(c.volumeMounts ?? []).flatMap((m) => missing('volumeMount', m)),
         ]),
-        ...(pod.spec?.volumes ?? []).flatMap((v) => missing('volume', v)),
+        ...(spec.volumes ?? []).flatMap((v) => missing('volume', v)),
         ...(pod.metadata.ownerReferences ?? []).flatMap((o) => missing('ownerReference', o)),
       ];
     };

@@ -1,32 +1,18 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { deployments, pods, type Deployment } from '../../lib/resources/builtins';
 import { createChurn, makePod, seededRandom } from '../../lib/testing/churn';
 import { widgets, type Widget } from '../../lib/testing/builtinResources';
-import { startApiServer, type ApiServer, type ApiServerOptions } from '../../lib/testing/server';
+import type { ApiServer } from '../../lib/testing/server';
 import { SERVER_VERSIONS } from '../../lib/testing/serverVersion';
+import { onPath, startCluster as startLoopbackCluster, stopCluster, waitForWatch, type Cluster } from './realClients';
 
 /**
  * The real kubectl against the loopback API server: discovery, get (one namespace, all, chunked,
  * by label, built-in, apps/v1 and custom resources), get -w, create -f and delete. Every command
  * gets a fresh --cache-dir so discovery is really asked of the server each time.
  */
-
-function onPath(command: string): string | undefined {
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const candidate = join(dir, command);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
-}
 
 const kubectlPath = onPath('kubectl');
 if (kubectlPath === undefined) console.warn('kubectl not found on PATH: kubectl suite not run');
@@ -39,25 +25,7 @@ interface Result {
   readonly stderr: string;
 }
 
-interface Cluster {
-  readonly server: ApiServer;
-  readonly dir: string;
-  readonly kubeconfig: string;
-}
-
-async function startCluster(options: ApiServerOptions): Promise<Cluster> {
-  const server = await startApiServer(options);
-  const dir = mkdtempSync(join(tmpdir(), 'rx-informer-kubectl-'));
-  const kubeconfig = join(dir, 'kubeconfig.json');
-  writeFileSync(kubeconfig, server.kubeConfig.exportConfig(), { mode: 0o600 });
-  return { server, dir, kubeconfig };
-}
-
-async function stopCluster(cluster: Cluster | undefined): Promise<void> {
-  if (cluster === undefined) return;
-  await cluster.server.close();
-  rmSync(cluster.dir, { recursive: true, force: true });
-}
+const startCluster = (options: Parameters<typeof startLoopbackCluster>[0]): Promise<Cluster> => startLoopbackCluster(options, 'rx-informer-kubectl-');
 
 function spawnKubectl(cluster: Cluster, args: readonly string[]): ChildProcessWithoutNullStreams {
   const cacheDir = mkdtempSync(join(cluster.dir, 'cache-'));
@@ -219,7 +187,7 @@ describeWithKubectl('kubectl against the loopback API server (http, no token)', 
       await seen(existing[existing.length - 1] as string);
       expect(stdout.split('\n')[0]).toMatch(/^NAME\s+AGE/);
       // The watch starts after the list; requests show it, then the store change reaches kubectl.
-      await waitForWatch(server);
+      await waitForWatch(server, 'pods');
       server.store.create(pods, makePod(seededRandom(8), 'ns-1', 'watched-new-pod'));
       await seen('watched-new-pod');
       server.store.delete(pods, 'ns-1', existing[0] as string);
@@ -265,23 +233,6 @@ describeWithKubectl('kubectl against the loopback API server (http, no token)', 
     expect(again.stderr).toContain(`Error from server (NotFound): pods "${victim}" not found`);
   });
 });
-
-/** Resolves once the server has received kubectl's watch request. */
-function waitForWatch(server: ApiServer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const giveUp = setTimeout(() => {
-      clearInterval(poll);
-      reject(new Error('kubectl never opened its watch'));
-    }, 20_000);
-    const poll = setInterval(() => {
-      if (server.requests.entries.some((entry) => entry.verb === 'watch' && entry.resource === 'pods')) {
-        clearInterval(poll);
-        clearTimeout(giveUp);
-        resolve();
-      }
-    }, 20);
-  });
-}
 
 describeWithKubectl('kubectl against the loopback API server over https with a token', () => {
   let cluster: Cluster | undefined;
