@@ -2,7 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApiServerOptions } from '../../lib/testing/server';
-import { onPath, startCluster, type Cluster } from './realClients';
+import { onPath, runProgram, startCluster, type Cluster, type ProgramResult } from './realClients';
 
 /**
  * Running the real kubectl against a loopback cluster, and reading what it prints. Every command
@@ -14,37 +14,22 @@ if (kubectlPath === undefined) console.warn('kubectl not found on PATH: kubectl 
 /** Without kubectl every test is reported as skipped (never as passed), after the warning above. */
 export const describeWithKubectl = kubectlPath === undefined ? describe.skip : describe;
 
-export interface Result {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type Result = ProgramResult;
 
 export const startKubectlCluster = (options: ApiServerOptions): Promise<Cluster> => startCluster(options, 'rx-informer-kubectl-');
 
+function kubectlArgs(cluster: Cluster, args: readonly string[]): string[] {
+  return ['--kubeconfig', cluster.kubeconfig, '--cache-dir', mkdtempSync(join(cluster.dir, 'cache-')), ...args];
+}
+
+/** Starts kubectl (for a command that runs until killed, as `get -w`). */
 export function spawnKubectl(cluster: Cluster, args: readonly string[]): ChildProcessWithoutNullStreams {
-  const cacheDir = mkdtempSync(join(cluster.dir, 'cache-'));
-  return spawn(kubectlPath ?? 'kubectl', ['--kubeconfig', cluster.kubeconfig, '--cache-dir', cacheDir, ...args], {
-    env: { ...process.env, KUBECONFIG: cluster.kubeconfig },
-  });
+  return spawn(kubectlPath ?? 'kubectl', kubectlArgs(cluster, args), { env: { ...process.env, KUBECONFIG: cluster.kubeconfig } });
 }
 
 /** Runs kubectl to its end; `input` is written to its stdin. */
 export function kubectl(cluster: Cluster, args: readonly string[], input?: string): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawnKubectl(cluster, args);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(input);
-  });
+  return runProgram(kubectlPath ?? 'kubectl', kubectlArgs(cluster, args), { env: { ...process.env, KUBECONFIG: cluster.kubeconfig }, ...(input === undefined ? {} : { input }) });
 }
 
 /** The whitespace-separated words of every row under the header (safe for the NAME and NAMESPACE columns). */

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { pods } from '../../lib/resources/builtins';
 import { createChurn, makePod, seededRandom } from '../../lib/testing/churn';
 import { NEWEST_SERVER_VERSION, OLDEST_SERVER_VERSION } from '../../lib/testing/serverVersion';
-import { findPythonClient, startCluster, stopCluster, waitForWatch, type Cluster } from './realClients';
+import { findPythonClient, runProgram, startCluster, stopCluster, waitForWatch, type Cluster, type ProgramResult } from './realClients';
 
 /**
  * The Python Kubernetes client (Debian's `python3-kubernetes`, or `pip install kubernetes`) against
@@ -18,36 +17,10 @@ if ('missing' in client) console.warn(`${client.missing}: Python client suite no
 const describeWithPython = 'missing' in client ? describe.skip : describe;
 const SCRIPT = join(__dirname, 'python', 'listAndWatch.py');
 
-interface Run {
-  readonly code: number | null;
-  readonly lines: readonly string[];
-  readonly stderr: string;
-}
-
 /** Runs the script to its end; `onLine` sees each stdout line as it comes. */
-function runPython(cluster: Cluster, args: readonly string[], onLine: (line: string) => void = () => undefined): Promise<Run> {
+function runPython(cluster: Cluster, args: readonly string[], onLine?: (line: string) => void): Promise<ProgramResult> {
   if ('missing' in client) throw new Error(client.missing);
-  return new Promise((resolve, reject) => {
-    const child = spawn(client.python, [SCRIPT, cluster.kubeconfig, ...args], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
-    const lines: string[] = [];
-    let pending = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      const parts = (pending + chunk).split('\n');
-      pending = parts.pop() ?? '';
-      for (const line of parts) {
-        lines.push(line);
-        onLine(line);
-      }
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 45_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, lines, stderr });
-    });
-  });
+  return runProgram(client.python, [SCRIPT, cluster.kubeconfig, ...args], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' }, ...(onLine === undefined ? {} : { onLine }) });
 }
 
 interface Listed {
@@ -77,7 +50,7 @@ describeWithPython.each([OLDEST_SERVER_VERSION, NEWEST_SERVER_VERSION])('the Pyt
     const { server } = cluster!;
     const run = await runPython(cluster!, ['list']);
     expect([run.code, run.stderr]).toEqual([0, '']);
-    const listed = JSON.parse(run.lines[0]!) as Listed;
+    const listed = JSON.parse(run.stdout) as Listed;
     expect(listed.model).toBe('V1PodList');
     expect(listed.resourceVersion).toBe(server.store.resourceVersion);
     const stored = server.store.list(pods);

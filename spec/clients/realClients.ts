@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -89,5 +89,44 @@ export function waitForWatch(server: ApiServer, resource: string): Promise<void>
         resolve();
       }
     }, 20);
+  });
+}
+
+/** How a program run by {@link runProgram} ended, with everything it printed. */
+export interface ProgramResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs a program to its end (killed after 45 s): `input` goes to its stdin, `onLine` sees each
+ * stdout line as it comes.
+ */
+export function runProgram(
+  program: string,
+  args: readonly string[],
+  options: { readonly env?: NodeJS.ProcessEnv; readonly input?: string; readonly onLine?: (line: string) => void } = {},
+): Promise<ProgramResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { env: options.env ?? process.env });
+    let stdout = '';
+    let stderr = '';
+    let pending = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      if (options.onLine === undefined) return;
+      const lines = (pending + chunk).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) options.onLine(line);
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 45_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.input);
   });
 }
