@@ -13,10 +13,10 @@ import { INITIAL_EVENTS_END_ANNOTATION } from './watchHandler';
  * object, or none. A watch sends the column definitions with its first event only.
  *
  * Negotiation reads Accept's clauses by quality, first come first served: a Table clause for
- * `meta.k8s.io` `v1` or `v1beta1` wins, a plain JSON one (or `*\/*`) gets the plain object. Clauses
- * the loopback server does not serve (other `as=` conversions such as PartialObjectMetadata,
- * protobuf, YAML) are passed over, and when none is left the answer is plain JSON (the API
- * server would answer 406 or serve them).
+ * `meta.k8s.io` `v1` or `v1beta1` wins, a plain JSON one (`application/json` or a wildcard) gets
+ * the plain object. Clauses the loopback server does not serve (other `as=` conversions such as
+ * PartialObjectMetadata, protobuf, YAML) are passed over, and when none is left the answer is
+ * plain JSON (the API server would answer 406 or serve them).
  */
 
 /** The Table versions the API server serves. */
