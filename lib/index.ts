@@ -71,6 +71,16 @@ export { matchLabels } from './operators/matchLabels';
 export { changedGeneration } from './operators/changedGeneration';
 export { changedAt } from './operators/changedAt';
 
+// Controllers: a rate-limited work queue.
+export { reconcile } from './workqueue/reconcile';
+export type { ReconcileOptions, ReconcileContext, ReconcileEvent, Reconciler, QueueStats } from './workqueue/reconcile';
+export { requeueAfter } from './workqueue/reconcileResult';
+export type { ReconcileResult, ReconcileOutcome } from './workqueue/reconcileResult';
+export { changedKeys } from './workqueue/changedKeys';
+export type { ChangedKeysOptions } from './workqueue/changedKeys';
+export { defaultRetryRateLimit } from './workqueue/rateLimiter';
+export type { RetryRateLimit } from './workqueue/rateLimiter';
+
 // The store.
 export type { Snapshot, ListQuery } from './store/snapshot';
 export type { Change, AddChange, UpdateChange, DeleteChange } from './store/change';
