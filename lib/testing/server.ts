@@ -21,6 +21,7 @@ import { sendJson, sendStatus, sendText } from './respond';
 import { route, type Route } from './routes';
 import { ApiStatusError, failure, methodNotAllowed, pathNotFound, statusForCode, tooLargeResourceVersion } from './status';
 import { testCertificates } from './tls';
+import { updateWithStrategy } from './updateStrategy';
 import { WatchSession } from './watchHandler';
 
 /** How to start a loopback API server. */
@@ -221,6 +222,12 @@ async function handle(state: ServerState, request: http.IncomingMessage, respons
           return log(200);
         }
         const object = parseObjectBody(resource, request.headers['content-type'], await readBody(request));
+        const strategy = verb === 'update' && target.subresource === undefined ? target.served.updateStrategy : undefined;
+        if (strategy !== undefined) {
+          const { entry, created } = updateWithStrategy(store, resource, target.namespace, target.name!, object, strategy);
+          sendJson(response, created ? 201 : 200, jsonOf(entry));
+          return log(created ? 201 : 200);
+        }
         const result =
           verb === 'create'
             ? createObject(store, resource, target.namespace, object)
