@@ -27,10 +27,10 @@ export type { LeaderElectionOptions } from './electionConfig';
  *    leader need not wait out `leaseDuration` (`releaseOnUnsubscribe`, default true).
  *
  * ```
- * A: leaderElection({ identity: 'a' })   -L---------------------x      L leading, x unsubscribed: released
- * B: leaderElection({ identity: 'b' })   -F(a)--------------------F()-L   F following (holder), L leading
- *                                                                   ^ B's next try finds the Lease free
- * ```
+ * time (s):  0    1    2    3    4    5    6    7
+ * a:         L------------------------x              L leading; at x, a unsubscribes and releases
+ * b:         F(a)------------------------------L     F(a) following a; b's next try (every 2 s,
+ * ```                                                 jittered) finds the Lease free and takes it
  *
  * **Guarantees and costs.** At most one candidate believes it leads at any instant as long as
  * every candidate's clock runs at the same rate and the process is not paused for longer than

@@ -18,10 +18,10 @@ import type { LeaderState } from './elector';
  *    output errors.
  *
  * ```
- * leader$:        -F--L-------x-F--L------     F following, L leading, x lost
- * work$ (cold):       -a-b-c-d                 subscribed at each L, unsubscribed at each x
+ * leader$:       -F--L-----x-F-L-------     F following, L leading, x lost
+ * work$ (cold):      -a--b--c              subscribed at each L, unsubscribed at each x
  * whileLeader(work$):
- * output:         -F--L-a-b-c-x-F--L-a-b-c
+ * output:        -F--La--b-x-F-La--b--c
  * ```
  *
  * ## Example
