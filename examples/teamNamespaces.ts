@@ -33,7 +33,7 @@ import {
   type Namespace,
   type Snapshot,
 } from '../lib';
-import { KubeApiError, kubeJson } from './kubeApi';
+import { aborted, KubeApiError, kubeJson } from './kubeApi';
 
 /** The label a Namespace carries to get a team ConfigMap. */
 export const TEAM_LABEL = 'team';
@@ -156,12 +156,6 @@ function selectorOf(labels: Readonly<Record<string, string>>): string {
   return Object.entries(labels)
     .map(([key, value]) => `${key}=${value}`)
     .join(',');
-}
-
-function aborted(signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return new Promise<void>(() => undefined);
-  if (signal.aborted) return Promise.resolve();
-  return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 if (require.main === module) {
