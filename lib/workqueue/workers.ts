@@ -61,10 +61,22 @@ export interface WorkersConfig {
   readonly name: string;
 }
 
-interface Running {
-  readonly started: number;
-  readonly abort: AbortController;
+/** One running reconcile: its bookkeeping, and the context its function receives. */
+class Running implements ReconcileContext {
+  /** Made on first use of `signal`: most reconciles never read it. */
+  abort: AbortController | undefined;
   subscription: Subscription | undefined;
+
+  constructor(
+    readonly key: string,
+    readonly failures: number,
+    readonly started: number,
+  ) {}
+
+  get signal(): AbortSignal {
+    this.abort ??= new AbortController();
+    return this.abort.signal;
+  }
 }
 
 export class Workers {
@@ -142,11 +154,11 @@ export class Workers {
   }
 
   private start(key: string): void {
-    const entry: Running = { started: this.config.scheduler.now(), abort: new AbortController(), subscription: undefined };
+    const entry = new Running(key, this.limiter.failures(key), this.config.scheduler.now());
     this.running.set(key, entry);
     let output: ReturnType<Reconciler>;
     try {
-      output = this.reconciler(key, { key, failures: this.limiter.failures(key), signal: entry.abort.signal });
+      output = this.reconciler(key, entry);
     } catch (error) {
       return this.settle(key, entry, { error });
     }
@@ -210,7 +222,7 @@ export class Workers {
     const abandoned = [...this.running.values()];
     this.running.clear();
     for (const entry of abandoned) {
-      entry.abort.abort(new Error('the reconcile was abandoned: its subscription ended and the grace period ran out'));
+      entry.abort?.abort(new Error('the reconcile was abandoned: its subscription ended and the grace period ran out'));
       entry.subscription?.unsubscribe();
     }
   }
