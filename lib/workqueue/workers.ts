@@ -79,6 +79,7 @@ class Running implements ReconcileContext {
   }
 }
 
+/** The queue, the retry limiter and the running reconciles of one `reconcile` subscription. */
 export class Workers {
   private readonly queue: KeyQueue;
   private readonly limiter: RetryLimiter;
