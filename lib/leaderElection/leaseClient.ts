@@ -42,8 +42,10 @@ const MAX_BODY_BYTES = 1024 * 1024;
  * import { kubeLeaseClient } from 'rx-informer';
  *
  * declare const kubeConfig: KubeConfig;
- * const lease = await firstValueFrom(kubeLeaseClient(kubeConfig).get('kube-system', 'kube-scheduler'));
- * console.log(lease.spec?.holderIdentity);
+ * async function schedulerLeader(): Promise<string | undefined> {
+ *   const lease = await firstValueFrom(kubeLeaseClient(kubeConfig).get('kube-system', 'kube-scheduler'));
+ *   return lease.spec?.holderIdentity;
+ * }
  * ```
  */
 export function kubeLeaseClient(kubeConfig: KubeConfig): LeaseClient {
