@@ -73,6 +73,35 @@ describe('leaderElection', () => {
       expect(a.requests.slice(-2).map((r) => r.verb)).toEqual(['get', 'update']);
     });
 
+    it('retries a release that meets 409 Conflict, reading the Lease again', () => {
+      const election = new Election();
+      const a = election.add('a');
+      election.runTo(3_000);
+      a.stop();
+      // Between the release's read (applied at 3005) and its write (applied at 3015), someone
+      // touches the Lease: the write gets 409, and the release reads and writes again.
+      election.at(3_012, () => {
+        const current = election.lease()!;
+        election.store.update(leases, { ...current, metadata: { ...current.metadata, annotations: { touched: 'yes' } } });
+      });
+      election.runTo(4_000);
+      expect(a.requests.slice(-4).map((r) => `${r.at} ${r.verb}`)).toEqual(['3000 get', '3010 update', '3020 get', '3030 update']);
+      expect(election.lease()?.spec?.holderIdentity).toBe('');
+    });
+
+    it('sets its labels on the Lease, merged with those it has', () => {
+      const election = new Election();
+      const a = election.add('a', { labels: { ring: 'r1' } });
+      election.runTo(100);
+      expect(election.lease()?.metadata.labels).toEqual({ ring: 'r1' });
+      const current = election.lease()!;
+      election.store.update(leases, { ...current, metadata: { ...current.metadata, labels: { other: 'kept' } } });
+      election.runTo(5_000);
+      expect(election.lease()?.metadata.labels).toEqual({ other: 'kept', ring: 'r1' });
+      expect(timeline(a)).toEqual(['20 leading']);
+      election.stopAll();
+    });
+
     it('leaves the Lease alone on unsubscribe with releaseOnUnsubscribe false', () => {
       const election = new Election();
       const a = election.add('a', { releaseOnUnsubscribe: false });
