@@ -11,7 +11,10 @@ import { ApiStatusError, invalid } from './status';
  * `rest.RESTUpdateStrategy`, applied as `registry/generic/registry/store.go`'s `Update` does.
  */
 export interface UpdateStrategy {
-  /** A PUT to a missing name creates the object (answered 201), whatever resourceVersion it carries. */
+  /**
+   * A PUT to a missing name creates the object, whatever resourceVersion it carries; it is
+   * answered 201 (apiserver `endpoints/handlers/update.go`: `wasCreated`).
+   */
   readonly allowCreateOnUpdate: boolean;
   /** A PUT without `metadata.resourceVersion` overwrites; when false it is answered 422. */
   readonly allowUnconditionalUpdate: boolean;
