@@ -4,6 +4,7 @@ import { leaderElection, leaderElectionFrom, type LeaderState } from '../../lib/
 import { leases } from '../../lib/resources/builtins';
 import { NetworkError } from '../../lib/sources/errors';
 import { startApiServer, type ApiServer } from '../../lib/testing';
+import { until } from '../support/until';
 
 /**
  * Two candidates over HTTP against the loopback API server, in real time with short timings
@@ -41,14 +42,6 @@ class Candidate {
 
   stop(): void {
     this.subscription.unsubscribe();
-  }
-}
-
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for a condition');
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

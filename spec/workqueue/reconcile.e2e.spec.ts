@@ -6,20 +6,13 @@ import { createChurn, startApiServer, type ApiServer } from '../../lib/testing';
 import { hashString } from '../../lib/testing/random';
 import { changedKeys } from '../../lib/workqueue/changedKeys';
 import { reconcile, type QueueStats } from '../../lib/workqueue/reconcile';
+import { until } from '../support/until';
 
 /**
  * reconcile() behind a real informer over HTTP, in real time, while the loopback server churns
  * pods: no key is ever reconciled twice at once, failures come back, and once the churn stops
  * every key's last reconcile has seen its final state.
  */
-
-async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for a condition');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('reconcile() over an informer against the loopback server', () => {
   let server: ApiServer;
@@ -84,7 +77,7 @@ describe('reconcile() over an informer against the loopback server', () => {
       latest?.resourceVersion === server.store.resourceVersion &&
       queue !== undefined && queue.depth === 0 && queue.inFlight === 0 && queue.waiting === 0 &&
       [...finalVersions].every(([key, version]) => seen.get(key) === version);
-    await until(settled);
+    await until(settled, 20_000);
 
     expect(overlaps).toEqual([]);
     expect(failures).toBeGreaterThan(0);
