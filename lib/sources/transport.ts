@@ -25,7 +25,7 @@ export interface KubeRequest {
 }
 
 /** What a kubeconfig resolves to for one request: the server URL without credentials. */
-interface Target {
+export interface Target {
   readonly url: URL;
   readonly secure: boolean;
 }
@@ -101,7 +101,8 @@ export function toNetworkError(error: NodeJS.ErrnoException, path: string): Netw
   return new NetworkError(`GET ${path} failed: ${error.message}`, error.code, { cause: error });
 }
 
-function resolveTarget(kubeConfig: KubeConfig): Target {
+/** The kubeconfig's server, checked (`informer()` calls it up front too). @throws ConfigError */
+export function resolveTarget(kubeConfig: KubeConfig): Target {
   const contextName = kubeConfig.getCurrentContext();
   if (contextName === undefined || contextName === null || contextName === '') {
     throw new ConfigError('no-current-context', 'the kubeconfig has no current context');
