@@ -1,9 +1,10 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { asyncScheduler, BehaviorSubject, filter, first, firstValueFrom, Subject, switchMap, takeUntil, type Observable, type Subscription } from 'rxjs';
+import { asyncScheduler, BehaviorSubject, EMPTY, filter, first, firstValueFrom, Subject, switchMap, takeUntil, type Observable, type Subscription } from 'rxjs';
 import { checkInformerConfig } from '../informer/checkInformerConfig';
-import { informer, informerName, type Informer, type InformerFromOptions, type InformerOptions } from '../informer/informer';
+import { informer, informerFrom, informerName, type Informer, type InformerFromOptions, type InformerOptions } from '../informer/informer';
 import { silentLogger } from '../logger';
 import { defineResource, type Resource } from '../resources/resource';
+import type { ListerWatcher } from '../sources/listerWatcher';
 import { resolveTarget } from '../sources/transport';
 import type { IndexFunc } from '../store/indexers';
 import type { KubeObject } from '../store/object';
@@ -132,9 +133,13 @@ interface Entry {
  * @param kubeConfig the cluster and credentials.
  * @param options scope, resync, selector tweaks, transform and timers shared by every informer.
  * @throws ConfigError at once for a kubeconfig without a usable current context.
+ * @throws RangeError at once for an option out of range.
  */
 export function informerFactory(kubeConfig: KubeConfig, options: InformerFactoryOptions = {}): InformerFactory {
   resolveTarget(kubeConfig);
+  // Made and dropped: informerFrom checks every shared option (RangeError) and requests nothing,
+  // so a bad one fails here instead of killing each informer at start().
+  informerFrom(NOTHING, options);
   const entries = new Map<string, Entry>();
   const logger = options.logger ?? silentLogger;
   const scheduler = options.scheduler ?? asyncScheduler;
@@ -211,6 +216,9 @@ export function informerFactory(kubeConfig: KubeConfig, options: InformerFactory
     },
   };
 }
+
+/** A lister-watcher that is never subscribed to: the factory's check of its options needs one. */
+const NOTHING: ListerWatcher = Object.freeze({ list: () => EMPTY, watch: () => EMPTY });
 
 function toResource(resource: Resource<KubeObject> | GroupVersionResource): Resource<KubeObject> {
   if ('plural' in resource) return resource;

@@ -161,15 +161,11 @@ class IndexerState<T extends KubeObject> {
     }
   }
 
-  /** Runs a write whose index functions may throw; undefined (reported) when one does. */
-  private indexed<R>(key: string, outcome: RejectionOutcome, write: () => R): R | undefined {
-    try {
-      return write();
-    } catch (failure) {
-      if (!(failure instanceof IndexFunctionFailure)) throw failure;
-      this.reject({ key, stage: 'index', indexName: failure.indexName, outcome, cause: failure.cause });
-      return undefined;
-    }
+  /** Reports a write that an index function failed (writes are all or nothing); rethrows anything else. */
+  private indexFailed(failure: unknown, key: string, outcome: RejectionOutcome): undefined {
+    if (!(failure instanceof IndexFunctionFailure)) throw failure;
+    this.reject({ key, stage: 'index', indexName: failure.indexName, outcome, cause: failure.cause });
+    return undefined;
   }
 
   private reject(details: ConstructorParameters<typeof RejectedObjectError>[0]): void {
@@ -207,8 +203,12 @@ class IndexerState<T extends KubeObject> {
     if (object === undefined) return undefined;
     const change: AddChange<T> | UpdateChange<T> =
       previous === undefined ? { type: 'add', key, object, isInInitialList: false } : { type: 'update', key, oldObject: previous, object };
-    const next = this.indexed(key, outcome, () => this.current.put(key, previous, object, [change], version || this.current.resourceVersion));
-    return next === undefined ? undefined : (this.current = next);
+    // No closure here: this is the path of every watch event.
+    try {
+      return (this.current = this.current.put(key, previous, object, [change], version || this.current.resourceVersion));
+    } catch (failure) {
+      return this.indexFailed(failure, key, outcome);
+    }
   }
 
   private delete(incoming: T): IndexedSnapshot<T> | undefined {
@@ -219,8 +219,11 @@ class IndexerState<T extends KubeObject> {
     if (previous === undefined) return undefined;
     const object = this.store(key, incoming, previous, 'deleted') ?? previous;
     const change: DeleteChange<T> = { type: 'delete', key, object, finalStateUnknown: false };
-    const next = this.indexed(key, 'kept-previous', () => this.current.remove(key, previous, [change], incoming.metadata.resourceVersion || this.current.resourceVersion));
-    return next === undefined ? undefined : (this.current = next);
+    try {
+      return (this.current = this.current.remove(key, previous, [change], incoming.metadata.resourceVersion || this.current.resourceVersion));
+    } catch (failure) {
+      return this.indexFailed(failure, key, 'kept-previous');
+    }
   }
 
   private replacePage(page: ReplaceDelta<T>): IndexedSnapshot<T> | undefined {
@@ -262,7 +265,14 @@ class IndexerState<T extends KubeObject> {
     const version = incoming.metadata.resourceVersion;
     const outcome = cached === undefined ? 'left-out' : 'kept-previous';
     const object = cached !== undefined && version && cached.metadata.resourceVersion === version ? cached : this.store(key, incoming, cached, outcome);
-    if (object !== undefined && this.indexed(key, outcome, () => (builder.put(key, object), true))) return object;
+    if (object !== undefined) {
+      try {
+        builder.put(key, object);
+        return object;
+      } catch (failure) {
+        this.indexFailed(failure, key, outcome);
+      }
+    }
     if (cached === undefined) return undefined;
     builder.put(key, cached);
     return cached;

@@ -152,6 +152,20 @@ describe('informerFactory', () => {
     expect(server.requests.entries.filter((r) => r.resource === 'pods')).toEqual([]);
   });
 
+  it('rejects a waitForSync in progress with an InformerStoppedError when the factory shuts down', async () => {
+    await server.close();
+    server = await startApiServer({ deny: [{ resource: 'pods' }] });
+    const f = make();
+    f.informerFor(pods);
+    f.start();
+    const waiting = f.waitForSync({ timeout: 60_000 }).catch((error: unknown) => error);
+    await firstValueFrom(f.informerFor(pods).health$.pipe(filter((health) => health.lastError !== undefined)));
+    await f.shutdown();
+    const failure = await waiting;
+    expect(failure).toBeInstanceOf(InformerStoppedError);
+    expect((failure as InformerStoppedError).message).toBe('pods stopped before it synced');
+  });
+
   it('rejects waitForSync before start(), since nothing runs until then', async () => {
     const f = make();
     f.informerFor(pods);
@@ -211,6 +225,10 @@ describe('informerFactory', () => {
     const copy = Object.create(noContext) as typeof noContext;
     copy.setCurrentContext('');
     expect(() => informerFactory(copy)).toThrow(expect.objectContaining({ problem: 'no-current-context' }));
+  });
+
+  it('throws a RangeError from informerFactory for an option out of range, instead of failing each informer at start()', () => {
+    expect(() => informerFactory(server.kubeConfig, { pageSize: -1 })).toThrow(RangeError);
   });
 
   it('applies tweakListOptions to every informer’s requests', async () => {
