@@ -192,6 +192,7 @@ export function informer<T extends KubeObject = KubeObject>(kubeConfig: KubeConf
  *
  * @param listerWatcher where lists and watches come from.
  * @param options indexes, transform, timers; all optional.
+ * @throws RangeError at once for an option out of range.
  */
 export function informerFrom<T extends KubeObject = KubeObject>(listerWatcher: ListerWatcher<T>, options: InformerFromOptions<T> = {}): Informer<T> {
   const name = options.name ?? 'informer';
@@ -210,7 +211,7 @@ export function informerFrom<T extends KubeObject = KubeObject>(listerWatcher: L
   };
   // Every delta passes through here on its way to the indexer: deltas$ subscribers listen in.
   const deltaBus = new Subject<Delta<T>>();
-  // The snapshot shareReplay would replay to a subscriber arriving now; undefined while stopped.
+  // The snapshot the share would replay to a subscriber arriving now; undefined while stopped.
   let current: Snapshot<T> | undefined;
   const informer$ = reflect(listerWatcher, {
     name,
