@@ -8,6 +8,7 @@ import { NAMESPACE_INDEX, namespaceIndex, type IndexFunc } from '../store/indexe
 import { objectKey } from '../store/keys';
 import type { KubeObject } from '../store/object';
 import { shareUnchanged } from '../store/shareUnchanged';
+import { checkTransformed, guardIndexers, IndexFunctionFailure } from './indexerGuards';
 import type { Snapshot } from '../store/snapshot';
 
 /** Options of {@link indexer}. */
@@ -59,44 +60,6 @@ export interface IndexerConfig<T extends KubeObject = KubeObject> {
    * through its logger. A callback that throws is ignored.
    */
   onRejected?: (rejection: RejectedObjectError) => void;
-}
-
-/** Thrown by the guard around an index function, so that a rejection can name the index. */
-class IndexFunctionFailure {
-  constructor(
-    readonly indexName: string,
-    readonly cause: unknown,
-  ) {}
-}
-
-/**
- * The index functions with each user one wrapped to say which index threw. The built-in
- * namespace index stays itself: the snapshot recognises it to serve `list({ namespace })`.
- */
-function guardIndexers<T extends KubeObject>(indexers: Readonly<Record<string, IndexFunc<T>>>): Record<string, IndexFunc<T>> {
-  const guarded: Record<string, IndexFunc<T>> = {};
-  for (const [name, indexFunc] of Object.entries(indexers)) {
-    guarded[name] =
-      (indexFunc as IndexFunc) === namespaceIndex
-        ? indexFunc
-        : (object) => {
-            try {
-              return indexFunc(object);
-            } catch (cause) {
-              throw new IndexFunctionFailure(name, cause);
-            }
-          };
-  }
-  return guarded;
-}
-
-/** The transform's result must still be an object with metadata, or nothing downstream can read it. */
-function checkTransformed<T extends KubeObject>(object: T): T {
-  const metadata: unknown = typeof object === 'object' && object !== null ? (object as { metadata?: unknown }).metadata : undefined;
-  if (typeof metadata !== 'object' || metadata === null) {
-    throw new TypeError(`it returned ${object === null ? 'null' : typeof object === 'object' ? 'an object without metadata' : typeof object}`);
-  }
-  return object;
 }
 
 /** A Replace whose `last` page has not arrived yet. */
