@@ -15,7 +15,7 @@ export type {
   GroupVersionResource,
   ListSelectors,
 } from './factory/factory';
-export { waitForSync, SyncTimeoutError } from './informer/waitForSync';
+export { waitForSync, SyncTimeoutError, InformerStoppedError } from './informer/waitForSync';
 export type { WaitForSyncOptions, UnsyncedInformer, SyncedSnapshots } from './informer/waitForSync';
 
 // Resources.
@@ -26,7 +26,7 @@ export type { Pod, ConfigMap, Secret, Namespace, Service, Node, Deployment, Leas
 
 // The delta stream, health and logging.
 export type { Delta, DeltaType, ReplaceDelta, AddedDelta, UpdatedDelta, DeletedDelta, BookmarkDelta } from './reflector/delta';
-export type { Health, ReflectorPhase } from './reflector/health';
+export type { Health, ReflectorPhase, InformerHealth, CacheHealth } from './reflector/health';
 export { silentLogger } from './logger';
 export type { Logger } from './logger';
 
@@ -45,10 +45,12 @@ export {
   ProtocolError,
   ConfigError,
   IdleTimeoutError,
+  RejectedObjectError,
+  isBadRequest,
   isExpired,
   isTooLargeResourceVersion,
 } from './sources/errors';
-export type { Status, InformerErrorKind, ProtocolProblem, ConfigProblem } from './sources/errors';
+export type { Status, InformerErrorKind, ProtocolProblem, ConfigProblem, RejectionStage, RejectionOutcome } from './sources/errors';
 
 // Operators.
 export { reflect, INITIAL_EVENTS_END_ANNOTATION } from './reflector/reflect';

@@ -120,7 +120,7 @@ export function list$<T extends KubeObject = KubeObject>(
       pageRequest.response = res;
       const statusCode = res.statusCode ?? 0;
       if (statusCode < 200 || statusCode > 299) {
-        throw statusErrorFromResponse(statusCode, res.headers, await readBody(res, path, 64 * 1024));
+        throw statusErrorFromResponse(statusCode, res.headers, await readBody(res, path, 64 * 1024), `GET ${path}`);
       }
       if (!isJsonContentType(res.headers['content-type'])) {
         const body = await readBody(res, path, 64 * 1024);
