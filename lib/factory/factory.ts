@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import { defer, type Observable, type Subscription } from 'rxjs';
 import { informer, informerName, type Informer, type InformerFromOptions, type InformerOptions } from '../informer/informer';
 import { silentLogger } from '../logger';

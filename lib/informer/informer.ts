@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import { asyncScheduler, BehaviorSubject, defer, filter, finalize, mergeMap, Observable, shareReplay, Subject, take, tap, type SchedulerLike } from 'rxjs';
 import type { Delta } from '../reflector/delta';
 import type { Health } from '../reflector/health';
