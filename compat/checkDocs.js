@@ -51,6 +51,14 @@ const shippedQuickstart = quickstart(readme, 'the shipped README');
 const repositoryQuickstart = quickstart(fs.readFileSync(path.join(repo, 'README.md'), 'utf8'), "the repository's README.md");
 if (shippedQuickstart !== repositoryQuickstart) problems.push("the shipped README's quickstart differs from the repository README's");
 
+// The TypeScript setups (compat/run.sh checks the shipped README's) read the same in both READMEs.
+const setups = (text) => [...text.matchAll(/<!-- tsconfig: (\S+) -->\n```json\n([\s\S]*?)```/g)].map((m) => `${m[1]}: ${m[2].trim()}`);
+const shippedSetups = setups(readme);
+if (shippedSetups.length === 0) problems.push('the shipped README documents no <!-- tsconfig: ... --> setup');
+if (JSON.stringify(shippedSetups) !== JSON.stringify(setups(fs.readFileSync(path.join(repo, 'README.md'), 'utf8')))) {
+  problems.push("the shipped README's TypeScript setups differ from the repository README's");
+}
+
 console.error(`   ${markdown.length} Markdown files shipped, ${links} relative links checked`);
 for (const problem of problems) console.error(`   problem: ${problem}`);
 process.exit(problems.length > 0 ? 1 : 0);

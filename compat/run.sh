@@ -181,8 +181,9 @@ TSC_VERSION="$("${TSC[@]}" --version | sed 's/^Version //')"
 # typecheck NAME DIR CONFIG: runs tsc in the background, at most two at a time (two cores);
 # results are collected below.
 declare -a TYPECHECKS=()
+TYPECHECK_COUNT=0
 typecheck() {
-  local name="$1" dir="$2" config="$3" log="$WORK/tsc-${#TYPECHECKS[@]}.log"
+  local name="$1" dir="$2" config="$3" log="$WORK/tsc-$((TYPECHECK_COUNT += 1)).log"
   while [ "$(jobs -rp | wc -l)" -ge 2 ]; do sleep 0.2; done
   (
     cd "$dir" && PATH="$NODE22_PATH" "${CONSUMER_ENV[@]}" "${TSC[@]}" -p "$config"
