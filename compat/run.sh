@@ -318,7 +318,8 @@ done
 
 section "the rx-informer-apiserver bin on the system Node with client-node 2.x (which needs Node >= 22.19)"
 if [ -n "$SYSTEM_NODE" ] && $CN2_OK && [ "$(major_of "$(version_of "$SYSTEM_NODE")")" -lt 22 ]; then
-  if (cd "$CN2" && PATH="$SYSTEM_PATH" "${CONSUMER_ENV[@]}" node_modules/.bin/rx-informer-apiserver --pods 1 --duration 1) >"$WORK/bin20.log" 2>&1; then
+  # --kubeconfig-out is what makes the server load client-node (to build the kubeconfig).
+  if (cd "$CN2" && PATH="$SYSTEM_PATH" "${CONSUMER_ENV[@]}" node_modules/.bin/rx-informer-apiserver --pods 1 --duration 1 --kubeconfig-out "$WORK/bin20.kubeconfig") >"$WORK/bin20.log" 2>&1; then
     indent <"$WORK/bin20.log"
     fail "the bin ran on Node $(version_of "$SYSTEM_NODE") with client-node $CN2_VERSION: expected it to refuse"
   elif grep -q 'needs Node >= 22.19' "$WORK/bin20.log"; then
@@ -335,7 +336,7 @@ fi
 # --- 4. a fresh clone: the README's two commands are all the set-up -------------------------------------
 section "fresh clone without node_modules: npm test -- <one spec>, then npm start (the pre scripts install)"
 if [ "${COMPAT_FRESH_CLONE:-1}" = 0 ]; then
-  echo "   skipped: COMPAT_FRESH_CLONE=0"
+  echo "   skipped: COMPAT_FRESH_CLONE=0 (.ci/run sets it: CI is itself a fresh clone that starts with npm test)"
 elif ! git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1; then
   fail "fresh clone: $REPO is not a git repository"
 else

@@ -27,7 +27,7 @@ async function main() {
   fs.writeFileSync(kubeconfig, server.kubeConfig.exportConfig());
   try {
     const { code, output } = await run(program, { ...process.env, KUBECONFIG: kubeconfig });
-    process.stdout.write(output.replace(/^/gm, '      '));
+    process.stdout.write(`${output.trimEnd().replace(/^/gm, '  ')}\n`);
     const expected = [new RegExp(`^synced: ${PODS} pods, \\d+ with app=web$`, 'm'), /^handler synced$/m, /^updated: 5 pods \(/m];
     const missing = expected.filter((line) => !line.test(output));
     if (code !== 0) throw new Error(`the quickstart exited with ${code}`);

@@ -35,7 +35,9 @@ function mismatch() {
 
 const reason = mismatch();
 if (reason !== undefined) {
-  console.log(`rx-informer: installing the locked dependencies first (${reason}): npm ci`);
+  // On Node 20, npm ci warns EBADENGINE for undici (client-node 2.x's, a devDependency): the
+  // scripts run under the Node 22 it installs, so the line says so before npm does.
+  console.log(`rx-informer: installing the locked dependencies first (${reason}): npm ci; an EBADENGINE warning for undici is harmless (README)`);
   const npm = process.env.npm_execpath;
   // Under npm, npm_execpath is npm's own CLI script: run it with this Node, as npm itself runs.
   const command = npm !== undefined && npm.endsWith('.js') ? process.execPath : 'npm';
