@@ -25,7 +25,7 @@ import { defineResource, type Resource } from './resource';
  * with `metadata.name` present, as on every served object. `builtin<T>` checks each descriptor's
  * `apiVersion` and `kind` against its type. Groups, plurals and scopes: client-go's generated
  * informers (`informers/generic.go`, `informers/<group>/<version>/*.go`). Not here:
- * `componentstatuses` (deprecated, cannot be watched), alpha and beta versions, and what became GA
+ * `componentstatuses` (deprecated since 1.19; get and list only, no watch), alpha and beta versions, and what became GA
  * after 1.30 (e.g. networking.k8s.io/v1 `ipaddresses` and `servicecidrs`, resource.k8s.io/v1):
  * describe those with `defineResource`.
  *
@@ -37,8 +37,8 @@ import { defineResource, type Resource } from './resource';
 export type ServedObjectMeta = ObjectMeta & { readonly name: string };
 
 /**
- * A kubernetes-types object as the API server serves it: `metadata` and its `name` present (the
- * API types mark every field optional, for objects being written).
+ * A kubernetes-types object as the API server serves it: `metadata` and its `name` present
+ * (kubernetes-types marks both optional, as for objects being written).
  */
 export type Served<T extends { readonly metadata?: ObjectMeta }> = T & { readonly metadata: ServedObjectMeta };
 
@@ -54,6 +54,7 @@ function builtin<T extends { readonly apiVersion?: string; readonly kind?: strin
 ): Resource<Served<T>> {
   const slash = apiVersion.indexOf('/');
   const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  // WireObject<Served<T>> is Served<T> (it extends KubeObject), which TypeScript cannot see for a generic T.
   return defineResource<Served<T>>({ group, version: apiVersion.slice(slash + 1), plural, kind, namespaced: scope === 'Namespaced' }) as Resource<Served<T>>;
 }
 

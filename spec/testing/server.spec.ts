@@ -65,7 +65,7 @@ describe('store', () => {
           'Operation cannot be fulfilled on deployments.apps "d": the object has been modified; please apply your changes to the latest version and try again',
       });
     }
-    expect(server.store.get(deployments, 'ns', 'd')!.spec).toEqual({ replicas: 3 });
+    expect(server.store.get(deployments, 'ns', 'd')!.spec).toEqual({ replicas: 3, selector: {}, template: {} });
   });
 
   it('throws 404 NotFound on update or delete of a missing object', () => {
