@@ -20,9 +20,9 @@ export type { WaitForSyncOptions, UnsyncedInformer, SyncedSnapshots } from './in
 
 // Resources.
 export { resourcePath, apiVersionOf, defineResource } from './resources/resource';
-export type { Resource, ResourceScope } from './resources/resource';
-export { pods, configMaps, secrets, services, namespaces, nodes, deployments, leases } from './resources/builtins';
-export type { Pod, ConfigMap, Secret, Namespace, Service, Node, Deployment, Lease } from './resources/builtins';
+export type { Resource, ResourceScope, WireObject, WireJson } from './resources/resource';
+// Every built-in resource (pods, deployments, ...) and its object type (Pod, Deployment, ...).
+export * from './resources/builtins';
 
 // The delta stream, health and logging.
 export type { Delta, DeltaType, ReplaceDelta, AddedDelta, UpdatedDelta, DeletedDelta, BookmarkDelta } from './reflector/delta';

@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import { constants as bufferConstants } from 'node:buffer';
 import { ConfigError, NetworkError, ProtocolError } from './errors';
 

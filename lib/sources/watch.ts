@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import { asyncScheduler, Observable, type SchedulerLike } from 'rxjs';
 import type { KubeObject } from '../store/object';
 import { resourcePath, type Resource } from '../resources/resource';
