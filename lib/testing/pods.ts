@@ -2,6 +2,7 @@
  * Realistic pods for the churn generator and the benchmarks: the shape a Deployment's pods have on
  * a real cluster (labels, ownerReferences, managedFields, status), and how their status evolves.
  */
+import type { ContainerStatus, PodCondition } from 'kubernetes-types/core/v1.js';
 import { type Pod } from '../resources/builtins';
 import { hashString, pick, randomHex, randomInt, randomString, seededRandom, type Random } from './random';
 
@@ -156,7 +157,7 @@ function controllerManagerFields(profile: AppProfile, uid: string): object {
 
 type Phase = NonNullable<NonNullable<Pod['status']>['phase']>;
 
-function conditions(ready: boolean, scheduledAt: string, changedAt: string): object[] {
+function conditions(ready: boolean, scheduledAt: string, changedAt: string): PodCondition[] {
   const readiness = ready ? 'True' : 'False';
   return [
     { type: 'Ready', status: readiness, lastTransitionTime: changedAt },
@@ -169,7 +170,7 @@ function conditions(ready: boolean, scheduledAt: string, changedAt: string): obj
  * (`name`, `ready`, `restartCount`, `image`, `imageID`): typed clients such as the Python one
  * refuse a pod whose status lacks any of them.
  */
-function containerStatus(shape: ReplicaSetShape, containerID: string, phase: Phase, restartCount: number, since: string): object {
+function containerStatus(shape: ReplicaSetShape, containerID: string, phase: Phase, restartCount: number, since: string): ContainerStatus {
   const running = phase === 'Running';
   return {
     name: shape.profile.app,
@@ -294,7 +295,7 @@ export function evolvePod(current: Pod, random: Random, changedAt: string): Pod 
   return {
     ...current,
     metadata: relabel ? { ...current.metadata, labels: { ...labels, track: labels['track'] === 'canary' ? 'stable' : 'canary' } } : current.metadata,
-    status: { ...status, phase, conditions: conditions(ready, scheduledAt, changedAt), containerStatuses },
+    status: { ...status, phase, conditions: conditions(ready, scheduledAt, changedAt), containerStatuses: containerStatuses as ContainerStatus[] },
   };
 }
 
