@@ -215,6 +215,8 @@ export interface SnapshotBuilder<T extends KubeObject = KubeObject> {
   has(key: string): boolean;
   /** Stores `object` under `key`, replacing (and unindexing) anything put there before. */
   put(key: string, object: T): void;
+  /** Drops (and unindexes) what was put under `key`; false when nothing was. */
+  remove(key: string): boolean;
   finish(resourceVersion: string, changes: readonly Change<T>[]): IndexedSnapshot<T>;
 }
 
@@ -245,6 +247,18 @@ class Builder<T extends KubeObject> implements SnapshotBuilder<T> {
   put(key: string, object: T): void {
     const previous = this.objects.get(key);
     this.objects.set(key, object);
+    this.reindex(key, previous, object);
+  }
+
+  remove(key: string): boolean {
+    const previous = this.objects.get(key);
+    if (previous === undefined) return false;
+    this.objects.delete(key);
+    this.reindex(key, previous, undefined);
+    return true;
+  }
+
+  private reindex(key: string, previous: T | undefined, object: T | undefined): void {
     for (let position = 0; position < this.postings.length; position++) {
       const byValue = this.postings[position]!;
       for (const value of this.schema.valuesOf(position, previous)) {
