@@ -21,8 +21,8 @@ export type { WaitForSyncOptions, UnsyncedInformer, SyncedSnapshots } from './in
 // Resources.
 export { resourcePath, apiVersionOf, defineResource } from './resources/resource';
 export type { Resource, ResourceScope } from './resources/resource';
-export { pods, configMaps, secrets, services, namespaces, nodes, deployments } from './resources/builtins';
-export type { Pod, ConfigMap, Secret, Namespace, Service, Node, Deployment } from './resources/builtins';
+export { pods, configMaps, secrets, services, namespaces, nodes, deployments, leases } from './resources/builtins';
+export type { Pod, ConfigMap, Secret, Namespace, Service, Node, Deployment, Lease } from './resources/builtins';
 
 // The delta stream, health and logging.
 export type { Delta, DeltaType, ReplaceDelta, AddedDelta, UpdatedDelta, DeletedDelta, BookmarkDelta } from './reflector/delta';
@@ -70,6 +70,24 @@ export { inNamespace } from './operators/inNamespace';
 export { matchLabels } from './operators/matchLabels';
 export { changedGeneration } from './operators/changedGeneration';
 export { changedAt } from './operators/changedAt';
+
+// Controllers: a rate-limited work queue.
+export { reconcile } from './workqueue/reconcile';
+export type { ReconcileOptions, ReconcileContext, ReconcileEvent, Reconciler, QueueStats } from './workqueue/reconcile';
+export { requeueAfter } from './workqueue/reconcileResult';
+export type { ReconcileResult, ReconcileOutcome } from './workqueue/reconcileResult';
+export { changedKeys } from './workqueue/changedKeys';
+export type { ChangedKeysOptions } from './workqueue/changedKeys';
+export { defaultRetryRateLimit } from './workqueue/rateLimiter';
+export type { RetryRateLimit } from './workqueue/rateLimiter';
+
+// Controllers: leader election on a Lease.
+export { leaderElection, leaderElectionFrom } from './leaderElection/leaderElection';
+export type { LeaderState, LeaderElectionOptions } from './leaderElection/leaderElection';
+export { whileLeader } from './leaderElection/whileLeader';
+export { kubeLeaseClient } from './leaderElection/leaseClient';
+export type { LeaseClient } from './leaderElection/leaseClient';
+export { JITTER_FACTOR } from './leaderElection/electionConfig';
 
 // The store.
 export type { Snapshot, ListQuery } from './store/snapshot';

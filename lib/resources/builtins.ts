@@ -59,6 +59,28 @@ export interface Deployment extends KubeObject {
   readonly status?: { readonly replicas?: number; readonly readyReplicas?: number; readonly observedGeneration?: number };
 }
 
+/**
+ * A coordination.k8s.io/v1 Lease: a named lock with a holder and an expiry, what leader election
+ * (`leaderElection`) and node heartbeats use. Times are MicroTime strings
+ * (`2006-01-02T15:04:05.000000Z`).
+ */
+export interface Lease extends KubeObject {
+  readonly spec?: {
+    /** Who holds it; '' or absent when nobody does (a holder releasing it writes ''). */
+    readonly holderIdentity?: string;
+    /** How long (s) others must see it unchanged before they may take it over. */
+    readonly leaseDurationSeconds?: number;
+    readonly acquireTime?: string;
+    readonly renewTime?: string;
+    /** How many times it changed holders. */
+    readonly leaseTransitions?: number;
+    /** Coordinated leader election only (KEP-4355). */
+    readonly strategy?: string;
+    /** Coordinated leader election only: the holder asked to take over. */
+    readonly preferredHolder?: string;
+  };
+}
+
 /** core/v1 pods (namespaced). */
 export const pods: Resource<Pod> = defineResource<Pod>({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true });
 /** core/v1 configmaps (namespaced). */
@@ -73,3 +95,5 @@ export const namespaces: Resource<Namespace> = defineResource<Namespace>({ group
 export const nodes: Resource<Node> = defineResource<Node>({ group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false });
 /** apps/v1 deployments (namespaced). */
 export const deployments: Resource<Deployment> = defineResource<Deployment>({ group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true });
+/** coordination.k8s.io/v1 leases (namespaced). */
+export const leases: Resource<Lease> = defineResource<Lease>({ group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true });
