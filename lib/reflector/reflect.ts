@@ -1,11 +1,13 @@
 import { Observable, Subscription, asyncScheduler, defer } from 'rxjs';
 import type { Observer, SchedulerLike, Subscriber } from 'rxjs';
-import type { Delta, ReplaceDelta } from './delta';
+import type { Delta } from './delta';
 import type { Health } from './health';
 import { silentLogger } from '../logger';
 import type { Logger } from '../logger';
 import { IdleTimeoutError, InformerError, NetworkError } from '../sources/errors';
 import { idleWatchdog } from './idleWatchdog';
+import { initialEventPages } from './initialEventPages';
+import type { InitialEventPages } from './initialEventPages';
 import type { ListOptions, ListPage, ListerWatcher, WatchEvent } from '../sources/listerWatcher';
 import { defaultPageSize } from '../sources/list';
 import type { KubeObject } from '../store/object';
@@ -275,8 +277,8 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
     const idleMs = (timeoutSeconds + IDLE_GRACE_SECONDS) * 1000;
     const watchdog = idleWatchdog(scheduler, idleMs, () => fail(new IdleTimeoutError(idleMs)));
     sub.add(() => watchdog.stop());
-    const initialEvents = initialEventsWait === undefined ? undefined : initialEventPages(initialEventsWait);
-    sub.add(defer(() => lw.watch(options)).subscribe(watchObserver(request, live, fail, initialEvents, watchdog.touch)));
+    const pages = initialEventsWait === undefined ? undefined : initialEvents(initialEventsWait);
+    sub.add(defer(() => lw.watch(options)).subscribe(watchObserver(request, live, fail, pages, watchdog.touch)));
   };
 
   const listObserver = (live: () => boolean, fail: (error: unknown) => void, touch: () => void): Observer<ListPage<T>> => {
@@ -305,47 +307,19 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
     };
   };
 
-  /**
-   * A streaming list's initial events, passed on as Replace pages of `pageSize` objects as they
-   * arrive (not held until the bookmark), so that they flow into the new store as a paged list's
-   * do. Within a page, an object changed again replaces its earlier version; a DELETED drops the
-   * object from this page and travels in the page's `deleted`, since an earlier page may hold it.
-   */
-  const initialEventPages = (initialEventsWait: Subscription): InitialEventPages<T> => {
+  /** Where a streaming list's initial events go: Replace pages as they arrive, then the bookmark. */
+  const initialEvents = (initialEventsWait: Subscription): InitialEventPages<T> & { readonly bookmark: (version: string) => void } => {
     const pageSize = settings.pageSize > 0 ? settings.pageSize : defaultPageSize;
-    let items = new Map<string, T>();
-    let deleted = new Map<string, T>();
-    let first = true;
-    let listedItems = 0;
-    const emit = (last: boolean, listVersion: string): void => {
-      const page: ReplaceDelta<T> = { type: 'Replace', items: Array.from(items.values()), first, last, resourceVersion: listVersion };
-      listedItems += items.size;
-      items = new Map();
-      first = false;
-      if (deleted.size > 0) {
-        subscriber.next({ ...page, deleted: Array.from(deleted.values()) });
-        deleted = new Map();
-      } else {
-        subscriber.next(page);
-      }
-    };
+    const pages = initialEventPages<T>(pageSize, (page, listedItems) => {
+      subscriber.next(page);
+      if (!page.last) report({ listedItems, remainingItemCount: undefined });
+    });
     return {
-      put: (key, object) => {
-        items.set(key, object);
-        if (items.size >= pageSize) {
-          emit(false, '');
-          report({ listedItems, remainingItemCount: undefined });
-        }
-      },
-      remove: (key, object) => {
-        items.delete(key);
-        deleted.set(key, object);
-        if (deleted.size >= pageSize) emit(false, '');
-      },
-      end: (bookmarkVersion) => {
+      ...pages,
+      bookmark: (bookmarkVersion) => {
         initialEventsWait.unsubscribe();
         resourceVersion = bookmarkVersion;
-        emit(true, bookmarkVersion);
+        pages.end(bookmarkVersion);
         dispatch({ type: 'initialEventsEnd', resourceVersion: bookmarkVersion });
       },
     };
@@ -355,12 +329,12 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
     request: ReflectorRequest,
     live: () => boolean,
     fail: (error: unknown) => void,
-    initialEvents: InitialEventPages<T> | undefined,
+    initialEventsSink: ReturnType<typeof initialEvents> | undefined,
     touch: () => void,
   ): Observer<WatchEvent<T>> => {
     const startedAt = scheduler.now();
     let events = 0;
-    let streaming = initialEvents;
+    let streaming = initialEventsSink;
     // A watch from '' or '0' opens with synthetic ADDEDs of the current state, in no RV order.
     let synthetic = request.kind === 'watch' && (request.resourceVersion === '' || request.resourceVersion === '0');
     return {
@@ -374,15 +348,14 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
           // The initial events carry no order of versions: only the closing bookmark sets one.
           if (event.type === 'BOOKMARK') {
             if (meta?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {
-              const pages = streaming;
+              const sink = streaming;
               streaming = undefined;
-              pages.end(meta.resourceVersion ?? '');
+              sink.bookmark(meta.resourceVersion ?? '');
             }
+          } else if (event.type === 'DELETED') {
+            streaming.remove(object);
           } else {
-            // A page only needs to tell objects apart; the indexer checks names and keys them.
-            const key = `${meta?.namespace ?? ''}/${meta?.name ?? ''}`;
-            if (event.type === 'DELETED') streaming.remove(key, object);
-            else streaming.put(key, object);
+            streaming.put(object);
           }
           return;
         }
@@ -408,14 +381,6 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
 
   dispatch({ type: 'start' });
   return () => dispatch({ type: 'stop' });
-}
-
-/** Where a streaming list's initial events go, keyed by `namespace/name`. */
-interface InitialEventPages<T extends KubeObject> {
-  put(key: string, object: T): void;
-  remove(key: string, object: T): void;
-  /** The initial-events-end bookmark arrived at `resourceVersion`. */
-  end(resourceVersion: string): void;
 }
 
 /** A whole number of seconds in [min, max) (exactly min when min === max). */
