@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import type { Observable } from 'rxjs';
 import type { KubeObject } from '../store/object';
 import type { Resource } from '../resources/resource';
