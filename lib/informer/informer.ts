@@ -44,13 +44,18 @@ export interface InformerFromOptions<T extends KubeObject = KubeObject> {
    * (see `shareUnchanged`). Default true; it costs one walk of each stored object.
    */
   readonly shareUnchanged?: boolean;
-  /** List with a streaming list (`sendInitialEvents`), falling back to paged lists. Default false. */
+  /**
+   * List with a streaming list (`sendInitialEvents`, served by API servers from 1.34, and from
+   * 1.27 where the WatchList gate is on), falling back to paged lists where it cannot be served.
+   * Default: on for `informer()`, and for `informerFrom` when the lister-watcher says it supports
+   * streaming lists (`supportsStreamingList`), as client-go does since 1.35.
+   */
   readonly streamingList?: boolean;
   /** Runs every timer: backoff, idle timeout, handler resync. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
   /** Where log lines go (pino-compatible). Default silent. */
   readonly logger?: Logger;
-  /** Retry delays. Default: 800 ms doubling to 30 s, full jitter, reset after 2 min healthy. */
+  /** Retry delays. Default client-go's: 800 ms doubling to a 30 s cap, each wait drawn from [d, 2d), reset after 2 min healthy. */
   readonly backoff?: BackoffConfig;
   /**
    * Items per list page. Default 500 (client-go's). A page is parsed in one piece: 250 halved the

@@ -75,6 +75,8 @@ interface Relist<T extends KubeObject> {
   matched: number;
   /** A key was listed twice, so the per-page changes are stale and must be recomputed. */
   duplicated: boolean;
+  /** Keys a page's `deleted` dropped from the new store (they stay in `order`). */
+  removed: Set<string> | undefined;
 }
 
 /** The indexer's state between deltas: the last snapshot, and a relist being built. */
@@ -192,15 +194,24 @@ class IndexerState<T extends KubeObject> {
   private replacePage(page: ReplaceDelta<T>): IndexedSnapshot<T> | undefined {
     // A first page abandons any unfinished relist; a page with no relist started starts one.
     if (page.first || this.relist === undefined) {
-      this.relist = { builder: this.current.builder(), base: this.current, order: [], updates: [], adds: [], matched: 0, duplicated: false };
+      this.relist = { builder: this.current.builder(), base: this.current, order: [], updates: [], adds: [], matched: 0, duplicated: false, removed: undefined };
     }
     const relist = this.relist;
     const isInInitialList = !this.everSynced;
+    // Objects an earlier page held and the server deleted meanwhile (a streaming list).
+    for (const gone of page.deleted ?? []) {
+      const key = this.keyOf(gone);
+      if (key !== undefined && relist.builder.remove(key)) {
+        relist.duplicated = true;
+        (relist.removed ??= new Set()).add(key);
+      }
+    }
     for (const incoming of page.items) {
       const key = this.keyOf(incoming);
       if (key === undefined) continue;
       const cached = relist.base.get(key);
-      const listedBefore = relist.builder.has(key);
+      // Listed before in this relist, or dropped by a later page's `deleted` (still in `order`).
+      const listedBefore = relist.builder.has(key) || relist.removed?.has(key) === true;
       const object = this.relistVersion(relist.builder, key, incoming, cached);
       if (object === undefined) continue;
       if (listedBefore) relist.duplicated = true;
@@ -256,7 +267,8 @@ class IndexerState<T extends KubeObject> {
       adds = [];
       const isInInitialList = !this.everSynced;
       for (const key of order) {
-        const object = builder.get(key)!;
+        const object = builder.get(key);
+        if (object === undefined) continue;
         const oldObject = current.get(key);
         if (oldObject === undefined) adds.push({ type: 'add', key, object, isInInitialList });
         else updates.push({ type: 'update', key, oldObject, object });
@@ -303,7 +315,8 @@ class IndexerState<T extends KubeObject> {
  *    `freeze` apply to what is stored.
  * 2. Deleted: a delete carrying the server's final object (shared, transformed and frozen as an
  *    update's would be); nothing when the key is not cached, so duplicate deletes collapse.
- * 3. Replace pages fill a new store (a `first` page restarts it); the `last` page swaps it in and
+ * 3. Replace pages fill a new store (a `first` page restarts it; a page's `deleted` drop objects
+ *    from it before its `items` go in); the `last` page swaps it in and
  *    emits one synced snapshot at the Replace's resourceVersion whose changes are deletes
  *    (`finalStateUnknown`) for keys missing from the list, then updates for every key present
  *    before and after (even unchanged: a relist resyncs, and an object whose resourceVersion did

@@ -195,7 +195,7 @@ function parseEvent<T extends KubeObject>(line: string): WatchEvent<T> {
 /** The query of a watch request; parameters left unset stay out of the URL. */
 function watchQuery(options: WatchOptions & Scope): string {
   return encodeQuery({
-    watch: 1,
+    watch: true,
     resourceVersion: options.resourceVersion,
     resourceVersionMatch: options.resourceVersionMatch ?? (options.sendInitialEvents === true ? 'NotOlderThan' : undefined),
     sendInitialEvents: options.sendInitialEvents,

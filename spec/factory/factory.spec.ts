@@ -32,7 +32,9 @@ describe('informerFactory', () => {
   });
   const make = (options: Parameters<typeof informerFactory>[1] = {}): InformerFactory =>
     (factory = informerFactory(server.kubeConfig, { backoff: fastBackoff, ...options }));
-  const listRequests = (plural: string) => server.requests.entries.filter((r) => r.verb === 'list' && r.resource === plural);
+  /** Requests that fill a cache: lists, and streaming lists (watches with sendInitialEvents). */
+  const listRequests = (plural: string) =>
+    server.requests.entries.filter((r) => (r.verb === 'list' || r.query['sendInitialEvents'] === 'true') && r.resource === plural);
 
   it('hands its request options (list read-ahead) to every informer, and informer() hands them to its lister-watcher', () => {
     const made = jest.spyOn(kubeListerWatcherModule, 'kubeListerWatcher');

@@ -120,6 +120,23 @@ describe('indexer', () => {
       expect(snapshot!.indexValues('app')).toEqual(['y']);
     });
 
+    it("drops a page's `deleted` from the new store before its items go in (a streaming list's DELETED events)", () => {
+      const [, second] = run([
+        replace([pod('a', '1'), pod('gone', '1')]),
+        replace([pod('b', '2'), pod('c', '2'), pod('gone', '1')], '', true, false),
+        { type: 'Replace', items: [pod('c', '3'), pod('d', '4')], deleted: [pod('b', '2'), pod('gone', '1')], first: false, last: false, resourceVersion: '' },
+        { type: 'Replace', items: [pod('b', '5')], deleted: [pod('d', '4'), pod('never', '1')], first: false, last: true, resourceVersion: '9' },
+      ]);
+      expect(names(second!.list())).toEqual(['b', 'c']);
+      expect(second!.get('default/b')!.metadata.resourceVersion).toBe('5');
+      expect(second!.get('default/c')!.metadata.resourceVersion).toBe('3');
+      // Deletes of what left (in store order), then adds in first-seen order, each key once.
+      const changes = describeChanges(second!.changes);
+      expect(changes.slice(0, 2).sort()).toEqual(['delete default/a unknown', 'delete default/gone unknown']);
+      expect(changes.slice(2)).toEqual(['add default/b', 'add default/c']);
+      expect(second!.indexKeys(NAMESPACE_INDEX, 'default').sort()).toEqual(['default/b', 'default/c']);
+    });
+
     it('is unsynced before the first Replace and synced after it', () => {
       const [before, after] = run([added(pod('a', '1')), replace([pod('a', '1')], '5')]);
       expect(before!.synced).toBe(false);
