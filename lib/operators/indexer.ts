@@ -1,7 +1,8 @@
 import { freeze } from 'immer';
 import { defer, filter, map, type OperatorFunction } from 'rxjs';
 import type { Delta, ReplaceDelta } from '../reflector/delta';
-import type { AddChange, Change, DeleteChange, UpdateChange } from '../store/change';
+import { sameResourceVersion, type AddChange, type Change, type DeleteChange, type UpdateChange } from '../store/change';
+import { ChangeSequencer } from '../store/changeSequence';
 import { IndexedSnapshot, type SnapshotBuilder } from '../store/indexedSnapshot';
 import { NAMESPACE_INDEX, namespaceIndex, type IndexFunc } from '../store/indexers';
 import { objectKey } from '../store/keys';
@@ -71,6 +72,8 @@ class IndexerState<T extends KubeObject> {
   private everSynced = false;
   private readonly prepare: (object: T) => T;
   private readonly share: boolean;
+  /** Numbers the snapshots, so that a lagging `handle()` can tell cheaply when changes must coalesce. */
+  private readonly sequencer = new ChangeSequencer();
 
   constructor(config: IndexerConfig<T>) {
     this.current = IndexedSnapshot.empty(config.indexers ?? ({ [NAMESPACE_INDEX]: namespaceIndex } as Record<string, IndexFunc<T>>));
@@ -91,6 +94,12 @@ class IndexerState<T extends KubeObject> {
 
   /** Applies one delta; returns the snapshot to emit, or undefined when nothing changed. */
   step(delta: Delta<T>): IndexedSnapshot<T> | undefined {
+    const snapshot = this.apply(delta);
+    if (snapshot !== undefined) this.sequencer.stamp(snapshot);
+    return snapshot;
+  }
+
+  private apply(delta: Delta<T>): IndexedSnapshot<T> | undefined {
     switch (delta.type) {
       case 'Added':
       case 'Updated':
@@ -111,7 +120,7 @@ class IndexerState<T extends KubeObject> {
     if (previous !== undefined && version && previous.metadata.resourceVersion === version) return undefined;
     const object = this.store(incoming, previous);
     const change: AddChange<T> | UpdateChange<T> =
-      previous === undefined ? { type: 'add', key, object, isInInitialList: false } : { type: 'update', key, oldObject: previous, object };
+      previous === undefined ? { type: 'add', key, object, isInInitialList: false } : { type: 'update', key, oldObject: previous, object, isResync: false };
     return (this.current = this.current.put(key, previous, object, [change], version || this.current.resourceVersion));
   }
 
@@ -145,7 +154,7 @@ class IndexerState<T extends KubeObject> {
         if (cached === undefined) relist.adds.push({ type: 'add', key, object, isInInitialList });
         else {
           relist.matched++;
-          relist.updates.push({ type: 'update', key, oldObject: cached, object });
+          relist.updates.push({ type: 'update', key, oldObject: cached, object, isResync: sameResourceVersion(cached, object) });
         }
       }
       builder.put(key, object);
@@ -173,7 +182,7 @@ class IndexerState<T extends KubeObject> {
         const object = builder.get(key)!;
         const oldObject = current.get(key);
         if (oldObject === undefined) adds.push({ type: 'add', key, object, isInInitialList });
-        else updates.push({ type: 'update', key, oldObject, object });
+        else updates.push({ type: 'update', key, oldObject, object, isResync: sameResourceVersion(oldObject, object) });
       }
     }
     const changes: Change<T>[] = [];
