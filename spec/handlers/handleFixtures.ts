@@ -92,3 +92,38 @@ export class ManualScheduler implements SchedulerLike {
     return batch.length;
   }
 }
+
+/**
+ * A handler that replays what it is called with onto a map of its own, checking each call
+ * against what it has seen: an add of a key it does not hold, an update whose old object is the
+ * one it holds, a delete of a key it holds. `violations` lists the calls that broke a rule.
+ */
+export class ReplayingHandler {
+  readonly objects = new Map<string, KubeObject>();
+  readonly violations: string[] = [];
+  readonly calls: string[] = [];
+
+  readonly handlers: ResourceHandlers = {
+    onAdd: (object, { key }) => {
+      this.calls.push(`add ${key}@${object.metadata.resourceVersion}`);
+      if (this.objects.has(key)) this.violations.push(`add of held ${key}`);
+      this.objects.set(key, object);
+    },
+    onUpdate: (oldObject, object, { key, isResync }) => {
+      this.calls.push(`update ${key} ${oldObject.metadata.resourceVersion}→${object.metadata.resourceVersion}${isResync ? ' resync' : ''}`);
+      if (this.objects.get(key) !== oldObject) this.violations.push(`update of ${key} from a state it did not hold`);
+      this.objects.set(key, object);
+    },
+    onDelete: (object, { key }) => {
+      this.calls.push(`delete ${key}@${object.metadata.resourceVersion}`);
+      if (!this.objects.delete(key)) this.violations.push(`delete of absent ${key}`);
+    },
+  };
+
+  /** True when the map holds exactly the snapshot's objects (the same instances). */
+  holds(snapshot: Snapshot): boolean {
+    if (this.objects.size !== snapshot.size) return false;
+    for (const [key, object] of this.objects) if (snapshot.get(key) !== object) return false;
+    return true;
+  }
+}
