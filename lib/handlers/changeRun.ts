@@ -86,14 +86,19 @@ export class ChangeRun<T extends KubeObject> {
   next(): HandlerNotification<T> | undefined {
     while (this.head < this.tail) {
       const changes = this.snapshots[this.head]!.changes;
-      while (this.cursor < changes.length) {
-        const change = changes[this.cursor++]!;
-        // The indexer's own updates say whether they changed anything (`isResync`): passed as they are.
-        if (change.type !== 'update' || change.isResync === false) return change as HandlerNotification<T>;
-        const notification = toNotification(change);
-        if (notification !== undefined) return notification;
+      const at = this.cursor;
+      if (at >= changes.length) {
+        this.advance();
+        continue;
       }
-      this.advance();
+      // A snapshot counts as delivered as soon as its last change is taken, as a queue entry does.
+      if (at + 1 < changes.length) this.cursor = at + 1;
+      else this.advance();
+      const change = changes[at]!;
+      // The indexer's own updates say whether they changed anything (`isResync`): passed as they are.
+      if (change.type !== 'update' || change.isResync === false) return change as HandlerNotification<T>;
+      const notification = toNotification(change);
+      if (notification !== undefined) return notification;
     }
     return undefined;
   }

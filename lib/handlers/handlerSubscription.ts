@@ -41,11 +41,12 @@ export class HandlerSubscription<T extends KubeObject> implements DeliveryTarget
   }
 
   snapshot(snapshot: Snapshot<T>): void {
-    const pending = this.pending ?? this.start(snapshot);
-    if (pending.latest !== snapshot) pending.receive(snapshot);
+    const pending = this.pending;
+    if (pending === undefined) this.start(snapshot);
+    else pending.receive(snapshot);
     if (snapshot.synced && !this.syncMarked) {
       this.syncMarked = true;
-      pending.markSync();
+      this.pending!.markSync();
     }
     this.loop.wake();
   }

@@ -25,8 +25,7 @@ import { toNotification, type HandlerNotification } from './notifications';
  * owner can ask when every change up to one of them is delivered (`markSync`, `syncReached`).
  */
 export class PendingChanges<T extends KubeObject> {
-  /** The latest snapshot received. */
-  latest: Snapshot<T>;
+  private current: Snapshot<T>;
   private received = 0;
   private readonly run: ChangeRun<T>;
   private queue: CoalescingQueue<T> | undefined;
@@ -47,13 +46,19 @@ export class PendingChanges<T extends KubeObject> {
     private readonly maxPending: number,
     private readonly overflowed: (notification: HandlerNotification<T>) => void,
   ) {
-    this.latest = first;
+    this.current = first;
     this.run = new ChangeRun(0);
   }
 
+  /** The latest snapshot received. */
+  get latest(): Snapshot<T> {
+    return this.current;
+  }
+
   receive(snapshot: Snapshot<T>): void {
-    const previous = this.latest;
-    this.latest = snapshot;
+    const previous = this.current;
+    if (snapshot === previous) return; // the same snapshot again (a stream that replays it) brings no change
+    this.current = snapshot;
     this.received++;
     if (this.catchUp !== undefined) return; // it will compare with the latest snapshot when ready
     if (this.queue === undefined) {
@@ -85,7 +90,7 @@ export class PendingChanges<T extends KubeObject> {
   next(): HandlerNotification<T> | undefined {
     const catchUp = this.catchUp;
     if (catchUp !== undefined) {
-      const notification = catchUp.next(this.latest, this.received, !this.syncReached());
+      const notification = catchUp.next(this.current, this.received, !this.syncReached());
       if (notification !== undefined) return notification;
       this.catchUp = undefined;
       this.run.reset(this.received);

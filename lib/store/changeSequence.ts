@@ -7,6 +7,13 @@ import type { KubeObject } from './object';
  */
 export const SEQUENCE_WINDOW = 2048;
 
+/**
+ * Snapshots with more changes than this (relists) are not remembered key by key: they count as
+ * touching every key before them, and every later snapshot within the window counts as touching
+ * them. A handler then simply does not read them in place next to others, and the map stays small.
+ */
+export const RECORD_LIMIT = 256;
+
 /** A snapshot's place in its indexer's stream, as {@link ChangeSequencer} numbered it. */
 export interface SequencePosition {
   /** The snapshot's number in its indexer subscription, from 0; -1 when it was not numbered. */
@@ -14,6 +21,7 @@ export interface SequencePosition {
   /**
    * The number of the latest earlier snapshot that changed one of the keys this one changes (not
    * counting updates that changed nothing), or -1 when none did within {@link SEQUENCE_WINDOW}.
+   * Larger (never smaller) around snapshots of more than {@link RECORD_LIMIT} changes.
    */
   readonly touchedSince: number;
 }
@@ -31,25 +39,34 @@ export interface NumberedSnapshot<T extends KubeObject> extends SequencePosition
  * `b + 1` changes a key one of them changes (`touchedSince >= a`), which is when their changes
  * must be coalesced; without it, every handler would look every key up itself.
  *
- * It costs one map read and write per change, once per informer, and holds the keys changed in
- * the last {@link SEQUENCE_WINDOW} to twice as many snapshots.
+ * It costs one map read and write per change of a watch event, once per informer, and holds the
+ * keys changed in the last {@link SEQUENCE_WINDOW} to twice as many snapshots, at most
+ * {@link RECORD_LIMIT} per snapshot: a few thousand keys, whatever the size of the cache.
  */
 export class ChangeSequencer {
   private next = 0;
   private readonly lastChanged = new Map<string, number>();
   private prunedAt = 0;
+  /** The latest snapshot whose keys were not remembered, or -1. */
+  private unrecorded = -1;
 
   /** Numbers the next snapshot of the stream. */
   stamp<T extends KubeObject>(snapshot: NumberedSnapshot<T>): void {
     const sequence = this.next++;
-    let touchedSince = -1;
-    for (const change of snapshot.changes) {
-      if (change.type === 'update' && change.isResync === true) continue;
-      const before = this.lastChanged.get(change.key);
-      if (before !== undefined && before > touchedSince) touchedSince = before;
-      this.lastChanged.set(change.key, sequence);
+    const changes = snapshot.changes;
+    if (changes.length > RECORD_LIMIT) {
+      this.unrecorded = sequence;
+      snapshot.numbered(sequence, sequence - 1);
+    } else {
+      let touchedSince = this.unrecorded;
+      for (const change of changes) {
+        if (change.type === 'update' && change.isResync === true) continue;
+        const before = this.lastChanged.get(change.key);
+        if (before !== undefined && before > touchedSince) touchedSince = before;
+        this.lastChanged.set(change.key, sequence);
+      }
+      snapshot.numbered(sequence, touchedSince);
     }
-    snapshot.numbered(sequence, touchedSince);
     if (sequence - this.prunedAt >= SEQUENCE_WINDOW) this.prune(sequence);
   }
 

@@ -6,7 +6,7 @@ import { pods, type Pod } from '../../lib/resources/builtins';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 
-const pod = (name: string, phase = 'Pending'): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name }, status: { phase } });
+const pod = (name: string, phase: 'Pending' | 'Running' = 'Pending'): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name }, status: { phase } });
 
 /**
  * A handler stuck on a slow reconcile while many pods change and go, over real HTTP: past its

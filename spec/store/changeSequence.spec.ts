@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { from } from 'rxjs';
 import { indexer } from '../../lib/operators/indexer';
 import type { Delta } from '../../lib/reflector/delta';
-import { SEQUENCE_WINDOW, type SequencePosition } from '../../lib/store/changeSequence';
+import { RECORD_LIMIT, SEQUENCE_WINDOW, type SequencePosition } from '../../lib/store/changeSequence';
 import type { KubeObject } from '../../lib/store/object';
 import type { Snapshot } from '../../lib/store/snapshot';
 
@@ -49,6 +49,12 @@ describe('the indexer’s snapshot numbering (ChangeSequencer)', () => {
   it('marks relist updates that changed nothing with isResync, and the others not', () => {
     const [, relisted] = snapshotsOf([replace([obj('a', '1'), obj('b', '1')], '1'), replace([obj('a', '1'), obj('b', '2')], '2')]);
     expect(relisted!.changes.map((change) => change.type === 'update' && `${change.key} ${change.isResync}`)).toEqual(['ns/a true', 'ns/b false']);
+  });
+
+  it('does not remember the keys of a relist: it counts as touching all before it, and all after it as touching it', () => {
+    const many = Array.from({ length: RECORD_LIMIT + 1 }, (_, i) => obj(`n${i}`, '2'));
+    const snapshots = snapshotsOf([replace([obj('a', '1')], '1'), { type: 'Updated', object: obj('a', '2') }, replace([obj('a', '2'), ...many], '3'), { type: 'Added', object: obj('z', '4') }]);
+    expect(snapshots.map((snapshot) => snapshot.touchedSince)).toEqual([-1, 0, 1, 2]);
   });
 
   it('remembers at least a window of snapshots back, and forgets what is two windows older', () => {
