@@ -19,7 +19,7 @@ export const RUN_LIMIT = SEQUENCE_WINDOW / 2;
  *
  * Reading in place delivers exactly what a coalescing queue would, as long as no key has two
  * changes in the run: {@link ChangeRun.tryAppend} refuses a snapshot that changes a key the run
- * changes, and the owner then moves the run into a `CoalescingQueue` (see `PendingChanges`). The
+ * changes, or that changes one key twice itself (a batch of several deltas may), and the owner then moves the run into a `CoalescingQueue` (see `PendingChanges`). The
  * indexer numbers its snapshots and notes when each one's keys last changed (`ChangeSequencer`),
  * so the check costs two comparisons per snapshot, whatever the number of handlers. A snapshot
  * the indexer did not number (another `Snapshot` implementation), or that does not follow the
@@ -71,7 +71,11 @@ export class ChangeRun<T extends KubeObject> {
     if (this.appended + changes > maxPending || tail >= RUN_LIMIT) return false;
     const position = snapshot as Partial<SequencePosition>;
     const sequence = position.sequence ?? -1;
-    if (tail === this.head) this.firstSequence = sequence;
+    if (tail === this.head) {
+      // A snapshot that changes a key twice itself (a batch of deltas) is coalesced in a queue.
+      if (sequence >= 0 && position.touchedSince! >= sequence) return false;
+      this.firstSequence = sequence;
+    }
     // Read in place only what follows the last snapshot and changes no key the run changes.
     else if (this.lastSequence < 0 || sequence !== this.lastSequence + 1 || position.touchedSince! >= this.firstSequence) return false;
     this.lastSequence = sequence;

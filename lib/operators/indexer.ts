@@ -148,7 +148,8 @@ class IndexerState<T extends KubeObject> {
   /** Applies one delta; returns the snapshot to emit, or undefined when nothing changed. */
   step(delta: Delta<T>): IndexedSnapshot<T> | undefined {
     const snapshot = this.apply(delta);
-    if (snapshot !== undefined) this.sequencer.stamp(snapshot);
+    // A relist's snapshot changes each key once (its changes come from one key set).
+    if (snapshot !== undefined) this.sequencer.stamp(snapshot, delta.type === 'Replace');
     return snapshot;
   }
 

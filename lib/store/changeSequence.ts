@@ -21,7 +21,8 @@ export interface SequencePosition {
   /**
    * The number of the latest earlier snapshot that changed one of the keys this one changes (not
    * counting updates that changed nothing), or -1 when none did within {@link SEQUENCE_WINDOW}.
-   * Larger (never smaller) around snapshots of more than {@link RECORD_LIMIT} changes.
+   * Larger (never smaller) around snapshots of more than {@link RECORD_LIMIT} changes. Equal to
+   * `sequence` when the snapshot itself changes a key twice.
    */
   readonly touchedSince: number;
 }
@@ -50,13 +51,18 @@ export class ChangeSequencer {
   /** The latest snapshot whose keys were not remembered, or -1. */
   private unrecorded = -1;
 
-  /** Numbers the next snapshot of the stream. */
-  stamp<T extends KubeObject>(snapshot: NumberedSnapshot<T>): void {
+  /**
+   * Numbers the next snapshot of the stream. A snapshot that changes one key twice (a batch of
+   * deltas may) gets its own number as `touchedSince`, so that a handler coalesces its changes.
+   * Above {@link RECORD_LIMIT} changes the keys are not looked at: such a snapshot counts as
+   * changing a key twice unless `distinctKeys` says each key appears once (a relist's snapshot).
+   */
+  stamp<T extends KubeObject>(snapshot: NumberedSnapshot<T>, distinctKeys = false): void {
     const sequence = this.next++;
     const changes = snapshot.changes;
     if (changes.length > RECORD_LIMIT) {
       this.unrecorded = sequence;
-      snapshot.numbered(sequence, sequence - 1);
+      snapshot.numbered(sequence, distinctKeys ? sequence - 1 : sequence);
     } else {
       let touchedSince = this.unrecorded;
       for (const change of changes) {

@@ -1,5 +1,8 @@
 import { queueScheduler, shareReplay, Subject } from 'rxjs';
 import { handle, HandlerQueueOverflowError, type HandlerEvent, type ResourceHandlers } from '../../lib/handlers/handle';
+import type { Change } from '../../lib/store/change';
+import { ChangeSequencer } from '../../lib/store/changeSequence';
+import type { IndexedSnapshot } from '../../lib/store/indexedSnapshot';
 import type { KubeObject } from '../../lib/store/object';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { deferred, flushMicrotasks, newTestScheduler, obj, recordingHandlers, replace, ReplayingHandler, snapshotsOf } from './handleFixtures';
@@ -258,6 +261,31 @@ describe('handle', () => {
       expect(overflows[0]?.type === 'error' && overflows[0].error).toBeInstanceOf(HandlerQueueOverflowError);
       subscription.unsubscribe();
     });
+  });
+});
+
+describe('handle() given a snapshot that carries several changes of one key (a batch)', () => {
+  // Built by hand: the indexer's own snapshots change each key once, but a snapshot may carry many
+  // changes (a relist does), and one that folds several deltas could change a key twice.
+  const [first] = snapshotsOf([replace([obj('a', '1'), obj('b', '1')], '1')]) as [IndexedSnapshot<KubeObject>];
+  const [a1, a2, a3, b1, c1] = [first.get('ns/a')!, obj('a', '2'), obj('a', '3'), first.get('ns/b')!, obj('c', '1')];
+  const changes: Change[] = [
+    { type: 'update', key: 'ns/a', oldObject: a1, object: a2, isResync: false },
+    { type: 'add', key: 'ns/c', object: c1, isInInitialList: false },
+    { type: 'update', key: 'ns/a', oldObject: a2, object: a3, isResync: false },
+    { type: 'delete', key: 'ns/b', object: b1, finalStateUnknown: false },
+    { type: 'delete', key: 'ns/c', object: c1, finalStateUnknown: false },
+  ];
+  const batch = first.put('ns/a', a1, a3, [], '3').remove('ns/b', b1, changes, '3');
+  new ChangeSequencer().stamp(batch);
+
+  it('delivers it as a coalescing queue would, to a handler that keeps up', () => {
+    const scheduler = newTestScheduler();
+    const log: string[] = [];
+    scheduler.run(({ hot, expectObservable }) => {
+      expectObservable(hot('-a-b', { a: first, b: batch }).pipe(handle(recordingHandlers(scheduler, log)))).toBe('-s', { s: synced });
+    });
+    expect(log.slice(3)).toEqual(['update a 1→3 t=3', 'delete b@1 t=3']);
   });
 });
 

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { from } from 'rxjs';
 import { indexer } from '../../lib/operators/indexer';
 import type { Delta } from '../../lib/reflector/delta';
-import { RECORD_LIMIT, SEQUENCE_WINDOW, type SequencePosition } from '../../lib/store/changeSequence';
+import type { Change } from '../../lib/store/change';
+import { ChangeSequencer, RECORD_LIMIT, SEQUENCE_WINDOW, type SequencePosition } from '../../lib/store/changeSequence';
 import type { KubeObject } from '../../lib/store/object';
 import type { Snapshot } from '../../lib/store/snapshot';
 
@@ -55,6 +56,21 @@ describe('the indexer’s snapshot numbering (ChangeSequencer)', () => {
     const many = Array.from({ length: RECORD_LIMIT + 1 }, (_, i) => obj(`n${i}`, '2'));
     const snapshots = snapshotsOf([replace([obj('a', '1')], '1'), { type: 'Updated', object: obj('a', '2') }, replace([obj('a', '2'), ...many], '3'), { type: 'Added', object: obj('z', '4') }]);
     expect(snapshots.map((snapshot) => snapshot.touchedSince)).toEqual([-1, 0, 1, 2]);
+  });
+
+  it('gives a snapshot that changes one key twice (a batch) its own number, and a large one unless its keys are distinct', () => {
+    const stamped = (keys: string[], distinctKeys: boolean): number => {
+      let position = { sequence: -1, touchedSince: -1 };
+      const changes = keys.map((key): Change => ({ type: 'add', key, object: obj(key, '1'), isInInitialList: false }));
+      new ChangeSequencer().stamp({ changes, numbered: (sequence, touchedSince) => void (position = { sequence, touchedSince }) }, distinctKeys);
+      expect(position.sequence).toBe(0);
+      return position.touchedSince;
+    };
+    expect(stamped(['a', 'b'], false)).toBe(-1);
+    expect(stamped(['a', 'b', 'a'], false)).toBe(0);
+    const many = Array.from({ length: RECORD_LIMIT + 1 }, (_, i) => `n${i}`);
+    expect(stamped(many, true)).toBe(-1);
+    expect(stamped(many, false)).toBe(0);
   });
 
   it('remembers at least a window of snapshots back, and forgets what is two windows older', () => {
