@@ -4,6 +4,8 @@ import type { Delta } from '../../lib/reflector/delta';
 import { indexer } from '../../lib/operators/indexer';
 import type { ResourceHandlers } from '../../lib/handlers/handle';
 import { Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
+import { ChangeSequencer } from '../../lib/store/changeSequence';
+import type { IndexedSnapshot } from '../../lib/store/indexedSnapshot';
 import type { KubeObject } from '../../lib/store/object';
 import type { Snapshot } from '../../lib/store/snapshot';
 
@@ -25,6 +27,31 @@ export function snapshotsOf(deltas: readonly Delta[]): Snapshot[] {
   const snapshots: Snapshot[] = [];
   from(deltas).pipe(indexer()).subscribe((snapshot) => snapshots.push(snapshot));
   return snapshots;
+}
+
+/**
+ * The same stream with runs of consecutive snapshots after the first folded into one (a batch):
+ * the last one's objects, carrying every change of the run in order, so that a key may change
+ * several times in one snapshot. `sizes` gives the runs' lengths in turn (1: left as it is). The
+ * stream is numbered again, as one indexer would number it.
+ */
+export function batched(snapshots: readonly Snapshot[], sizes: readonly number[]): Snapshot[] {
+  const result: Snapshot[] = [snapshots[0]!];
+  for (let at = 1, run = 0; at < snapshots.length; run++) {
+    const group = snapshots.slice(at, at + Math.max(1, sizes.length === 0 ? 1 : sizes[run % sizes.length]!));
+    at += group.length;
+    const last = group.at(-1) as IndexedSnapshot<KubeObject>;
+    if (group.length === 1) {
+      result.push(last);
+      continue;
+    }
+    const builder = last.builder();
+    last.forEach((object, key) => builder.put(key, object));
+    result.push(builder.finish(last.resourceVersion, group.flatMap((snapshot) => snapshot.changes)));
+  }
+  const sequencer = new ChangeSequencer();
+  for (const snapshot of result) sequencer.stamp(snapshot as IndexedSnapshot<KubeObject>);
+  return result;
 }
 
 export function newTestScheduler(): TestScheduler {

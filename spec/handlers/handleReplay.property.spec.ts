@@ -3,7 +3,7 @@ import { shareReplay, Subject, type Subscription } from 'rxjs';
 import { handle, HandlerQueueOverflowError, type HandlerEvent, type ResourceHandlers } from '../../lib/handlers/handle';
 import type { Delta } from '../../lib/reflector/delta';
 import type { Snapshot } from '../../lib/store/snapshot';
-import { flushMicrotasks, ManualScheduler, obj, replace, ReplayingHandler, snapshotsOf } from './handleFixtures';
+import { batched, flushMicrotasks, ManualScheduler, obj, replace, ReplayingHandler, snapshotsOf } from './handleFixtures';
 
 /**
  * Whatever the informer does and however far behind a handler falls, a handler that replays what
@@ -155,15 +155,17 @@ async function play(snapshots: readonly Snapshot[], steps: readonly Step[]): Pro
 }
 
 describe('handle() replayed', () => {
-  it('ends with exactly the last snapshot’s objects, through legal calls only, whatever maxPending', async () => {
+  it('ends with exactly the last snapshot’s objects, through legal calls only, whatever maxPending and however many changes a snapshot carries', async () => {
     let overflowed = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.array(deltaShapeArb, { minLength: 1, maxLength: 50 }),
         specArb,
         fc.array(stepArb, { maxLength: 150 }),
-        async (shapes, first, steps) => {
-          const snapshots = snapshotsOf([replace([obj('a', '1', { uid: 'a-0' }), obj('b', '1', { uid: 'b-0' })], '1'), ...concreteDeltas(shapes)]);
+        // Runs of snapshots folded into one (batches of deltas); none half of the time.
+        fc.oneof(fc.constant([]), fc.array(fc.integer({ min: 1, max: 4 }), { maxLength: 6 })),
+        async (shapes, first, steps, batchSizes) => {
+          const snapshots = batched(snapshotsOf([replace([obj('a', '1', { uid: 'a-0' }), obj('b', '1', { uid: 'b-0' })], '1'), ...concreteDeltas(shapes)]), batchSizes);
           const played = await play(snapshots, [{ op: 'emit' }, { op: 'subscribe', spec: first }, ...steps]);
           const last = snapshots.at(-1)!;
           for (const handler of played.handlers) {

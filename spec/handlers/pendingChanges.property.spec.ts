@@ -5,7 +5,7 @@ import { toNotification, type HandlerNotification } from '../../lib/handlers/not
 import { PendingChanges } from '../../lib/handlers/pendingChanges';
 import type { Delta } from '../../lib/reflector/delta';
 import type { Snapshot } from '../../lib/store/snapshot';
-import { obj, replace, snapshotsOf } from './handleFixtures';
+import { batched, obj, replace, snapshotsOf } from './handleFixtures';
 
 /**
  * PendingChanges reads a handler's changes in place while it keeps up and moves them into a
@@ -100,6 +100,18 @@ describe('PendingChanges', () => {
     // Worth something only if runs did turn into queues, and back, many times.
     expect(moves.mock.calls.length).toBeGreaterThan(250);
     moves.mockRestore();
+  });
+
+  it('agrees with the queue when snapshots carry several changes of one key (batches of deltas)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(deltaArb, { minLength: 1, maxLength: 60, size: 'large' }),
+        fc.array(fc.integer({ min: 1, max: 5 }), { maxLength: 8 }),
+        fc.array(opArb, { maxLength: 200, size: 'large' }),
+        (deltas, sizes, ops) => compare(batched(snapshotsFrom(deltas), sizes), ops),
+      ),
+      { numRuns: 250 },
+    );
   });
 
   it('agrees with the queue beyond RUN_LIMIT snapshots behind', () => {
