@@ -60,11 +60,18 @@ describe('the indexer’s snapshot numbering (ChangeSequencer)', () => {
 
   it('gives a snapshot that changes one key twice (a batch) its own number, and a large one unless its keys are distinct', () => {
     const stamped = (keys: string[], distinctKeys: boolean): number => {
-      let position = { sequence: -1, touchedSince: -1 };
       const changes = keys.map((key): Change => ({ type: 'add', key, object: obj(key, '1'), isInInitialList: false }));
-      new ChangeSequencer().stamp({ changes, numbered: (sequence, touchedSince) => void (position = { sequence, touchedSince }) }, distinctKeys);
-      expect(position.sequence).toBe(0);
-      return position.touchedSince;
+      const snapshot = {
+        changes,
+        sequence: -1,
+        touchedSince: -1,
+        numbered(sequence: number, touchedSince: number): void {
+          Object.assign(this, { sequence, touchedSince });
+        },
+      };
+      new ChangeSequencer().stamp(snapshot, distinctKeys);
+      expect(snapshot.sequence).toBe(0);
+      return snapshot.touchedSince;
     };
     expect(stamped(['a', 'b'], false)).toBe(-1);
     expect(stamped(['a', 'b', 'a'], false)).toBe(0);
