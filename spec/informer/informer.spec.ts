@@ -116,9 +116,11 @@ describe('informerFrom', () => {
 
   it('replays the latest snapshot to a late subscriber', () => {
     const lw = fakeListerWatcher([pod('a', '1')]);
-    const informer = informerFrom(lw, { scheduler: virtual() });
+    const scheduler = virtual();
+    const informer = informerFrom(lw, { scheduler });
     const running = informer.informer$.subscribe();
     lw.watch$().next({ type: 'ADDED', object: pod('b', '11') });
+    scheduler.flush(); // the end of the task closes the batch
     let latest: Snapshot | undefined;
     informer.informer$.subscribe((snapshot) => (latest = snapshot)).unsubscribe();
     expect(latest?.size).toBe(2);
@@ -142,12 +144,14 @@ describe('informerFrom', () => {
 
   it('gives changes$ the initial list as adds, and a late subscriber only the changes after it joined', () => {
     const lw = fakeListerWatcher([pod('a', '1')]);
-    const informer = informerFrom(lw, { scheduler: virtual() });
+    const scheduler = virtual();
+    const informer = informerFrom(lw, { scheduler });
     const early: Change[] = [];
     const late: Change[] = [];
     const s1 = informer.changes$.subscribe((c) => early.push(c));
     const s2 = informer.changes$.subscribe((c) => late.push(c));
     lw.watch$().next({ type: 'MODIFIED', object: pod('a', '2') });
+    scheduler.flush(); // the end of the task closes the batch
     expect(early.map((c) => `${c.type} ${c.key}${c.type === 'add' && c.isInInitialList ? ' initial' : ''}`)).toEqual(['add default/a initial', 'update default/a']);
     expect(late.map((c) => `${c.type} ${c.key}`)).toEqual(['update default/a']);
     const update = late[0];
@@ -163,9 +167,10 @@ describe('informerFrom', () => {
     const deltas: Delta[] = [];
     const raw = informer.deltas$.subscribe((d) => deltas.push(d));
     lw.watch$().next({ type: 'ADDED', object: pod('b', '11') });
+    expect(deltas.map((d) => d.type)).toEqual(['Replace', 'Added']); // deltas$ does not wait for the batch
+    scheduler.flush(); // the end of the task closes the batch
     let snapshot: Snapshot | undefined;
     informer.informer$.subscribe((s) => (snapshot = s)).unsubscribe();
-    expect(deltas.map((d) => d.type)).toEqual(['Replace', 'Added']);
     expect(snapshot?.size).toBe(2);
     expect(lw.watches).toHaveLength(1);
     raw.unsubscribe();
