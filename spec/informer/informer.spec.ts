@@ -160,6 +160,35 @@ describe('informerFrom', () => {
     s2.unsubscribe();
   });
 
+  it('applies the watch events of one task as one snapshot, while deltas$, changes$ and handlers get one item per event, in order', async () => {
+    const lw = fakeListerWatcher([pod('a', '1')]);
+    const informer = informerFrom(lw); // no scheduler: a microtask closes the batch
+    const snapshots: Snapshot[] = [];
+    const deltas: string[] = [];
+    const changes: string[] = [];
+    const handled: string[] = [];
+    const subscriptions = [
+      informer.deltas$.subscribe((d) => deltas.push(d.type === 'Bookmark' ? d.type : `${d.type} ${d.type === 'Replace' ? '' : d.object.metadata.resourceVersion}`)),
+      informer.changes$.subscribe((c) => changes.push(`${c.type} ${c.key}@${c.object.metadata.resourceVersion}`)),
+      informer.informer$.subscribe((s) => snapshots.push(s)),
+      informer.handle({ onAdd: (o) => void handled.push(`add ${o.metadata.name}`), onUpdate: (_, o) => void handled.push(`update ${o.metadata.name}@${o.metadata.resourceVersion}`), onDelete: (o) => void handled.push(`delete ${o.metadata.name}`) }).subscribe(),
+    ];
+    lw.watch$().next({ type: 'MODIFIED', object: pod('a', '2') });
+    lw.watch$().next({ type: 'ADDED', object: pod('b', '3') });
+    lw.watch$().next({ type: 'DELETED', object: pod('b', '4') });
+    expect(deltas).toEqual(['Replace ', 'Updated 2', 'Added 3', 'Deleted 4']); // at once, one per event
+    expect(snapshots).toHaveLength(1);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(snapshots).toHaveLength(2);
+    expect(snapshots[1]!.changes.map((c) => `${c.type} ${c.key}`)).toEqual(['update default/a', 'add default/b', 'delete default/b']);
+    expect(changes).toEqual(['update default/a@2', 'add default/b@3', 'delete default/b@4']); // joined after the list
+    await new Promise((resolve) => setImmediate(resolve));
+    // b came and went within one snapshot: the handler's queue coalesces it away, as it does for a handler behind.
+    expect(handled).toEqual(['add a', 'update a@2']);
+    subscriptions.forEach((s) => s.unsubscribe());
+  });
+
   it('keeps the cache whole when deltas$ starts the watch, and shares it with informer$', () => {
     const scheduler = virtual();
     const lw = fakeListerWatcher([pod('a', '1')]);
