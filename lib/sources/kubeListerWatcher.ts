@@ -14,6 +14,11 @@ export interface KubeListerWatcherOptions {
   readonly listReadAhead?: boolean;
   /** Leave the server's bytes out of error excerpts. Default: true for core `secrets` only. */
   readonly withholdExcerpts?: boolean;
+  /**
+   * Ask for gzip-compressed responses, lists and watches, as client-go does (default true):
+   * `compression` of {@link list$} and {@link watch$}.
+   */
+  readonly compression?: boolean;
 }
 
 /**
@@ -32,7 +37,7 @@ export interface KubeListerWatcherOptions {
  * @param kubeConfig the cluster and credentials, as client-node loaded them.
  * @param resource the resource type.
  * @param scope one namespace (default all; ignored for cluster-scoped resources) and selectors.
- * @param options read-ahead of list pages and error excerpts.
+ * @param options read-ahead of list pages, compression and error excerpts.
  */
 export function kubeListerWatcher<T extends KubeObject = KubeObject>(
   kubeConfig: KubeConfig,
@@ -46,9 +51,10 @@ export function kubeListerWatcher<T extends KubeObject = KubeObject>(
     labelSelector: request.labelSelector ?? scope.labelSelector,
     fieldSelector: request.fieldSelector ?? scope.fieldSelector,
   });
+  const { withholdExcerpts, compression } = options;
   return {
     list: (listOptions: ListOptions): Observable<ListPage<T>> =>
-      list$(kubeConfig, resource, { ...scoped(listOptions), readAhead: options.listReadAhead, withholdExcerpts: options.withholdExcerpts }),
-    watch: (watchOptions: WatchOptions): Observable<WatchEvent<T>> => watch$(kubeConfig, resource, { ...scoped(watchOptions), withholdExcerpts: options.withholdExcerpts }),
+      list$(kubeConfig, resource, { ...scoped(listOptions), readAhead: options.listReadAhead, withholdExcerpts, compression }),
+    watch: (watchOptions: WatchOptions): Observable<WatchEvent<T>> => watch$(kubeConfig, resource, { ...scoped(watchOptions), withholdExcerpts, compression }),
   };
 }

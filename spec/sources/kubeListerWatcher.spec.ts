@@ -68,6 +68,15 @@ describe('kubeListerWatcher', () => {
     expect((watched.error as ProtocolError).message).not.toContain(secretValue);
   });
 
+  it('asks for gzip on lists and watches, unless compression is off', async () => {
+    for (const compression of [undefined, false]) {
+      const lw = kubeListerWatcher(kubeConfigFor({ server: server.url }), pods, {}, { compression });
+      await collect(lw.list({}));
+      await collect(lw.watch({ resourceVersion: '7' }));
+    }
+    expect(server.requests.map((r) => r.headers['accept-encoding'])).toEqual(['gzip', 'gzip', undefined, undefined]);
+  });
+
   it('is cold: nothing is requested until a subscription', async () => {
     const lw = kubeListerWatcher(kubeConfigFor({ server: server.url }), pods);
     lw.list({});
