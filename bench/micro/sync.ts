@@ -13,19 +13,25 @@
  * With a kubeconfig as third argument the same runs over HTTP against that server (start one with
  * `rx-informer-apiserver --pods 100000 --churn 0 --kubeconfig-out /tmp/kc.yaml`): a2 reads pages
  * as the floor client does, b uses `informer()` (with `pageSize` from PAGE_SIZE, default 500, and
- * `listReadAhead: false` when READ_AHEAD=0).
+ * `listReadAhead: false` when READ_AHEAD=0). PAGE_SIZE=0 asks for the whole list in one response,
+ * as an API server before 1.34 answers the first list; AFTER_CHARS and BATCH_CHARS set list$'s
+ * incremental decoding (its threshold and batch size), COMPRESSION=0 turns gzip off.
  *
- * Prints the time to synced, CPU time, the longest event-loop stall and GC pauses. Add
- * --cpu-prof or --trace-gc before -r to attribute them; SYNC_STALLS=1 prints every stall over
- * 40 ms with the monotonic time at its end, to find its window in the CPU profile.
+ * Prints the time to synced, CPU time, the longest event-loop stall (also in CPU time: the
+ * process's CPU time between the two ticks around it, which other processes on the cores do not
+ * inflate) and GC pauses. Add --cpu-prof or --trace-gc before -r to attribute them; SYNC_STALLS=1
+ * prints every stall over 40 ms with the monotonic time at its end, to find its window in the CPU
+ * profile.
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
-import { informer as createInformer, informerFrom } from '../../lib/informer/informer';
+import { informer as createInformer, informerFrom, type Informer } from '../../lib/informer/informer';
+import { list$ } from '../../lib/sources/list';
+import { watch$ } from '../../lib/sources/watch';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import type { ListerWatcher, ListPage, WatchEvent } from '../../lib/sources/listerWatcher';
 import { StatusError } from '../../lib/sources/errors';
-import { labelIndex, namespaceIndex, NAMESPACE_INDEX } from '../../lib/store/indexers';
+import { labelIndex, namespaceIndex, NAMESPACE_INDEX, type IndexFunc } from '../../lib/store/indexers';
 import { makePod, seededRandom } from '../../lib/testing/churn';
 import { getText } from '../clients/floor';
 import { observeGcPauses } from './gcPauses';
@@ -65,10 +71,15 @@ function feedPages(emit: (page: ListPage<Pod>) => void, done: () => void): () =>
 const gc = observeGcPauses();
 
 let maxStall = 0;
+let maxStallCpu = 0;
 let lastTick = performance.now();
+let lastCpu = process.cpuUsage();
 const ticker = setInterval(() => {
   const now = performance.now();
   const stall = now - lastTick - 5;
+  const cpuNow = process.cpuUsage();
+  maxStallCpu = Math.max(maxStallCpu, (cpuNow.user + cpuNow.system - lastCpu.user - lastCpu.system) / 1000);
+  lastCpu = cpuNow;
   // The monotonic clock in µs is the one of --cpu-prof's timestamps: the stall is the profile's window [mono - stall, mono].
   if (stall > 40 && process.env['SYNC_STALLS'] === '1') {
     process.stderr.write(`stall ${stall.toFixed(0)} ms at ${(now - started).toFixed(0)} ms (monotonic ${process.hrtime.bigint() / 1000n} µs)\n`);
@@ -91,7 +102,7 @@ function report(): void {
   const used = process.cpuUsage(cpu);
   clearInterval(ticker);
   process.stdout.write(
-    `${variant} sync of ${cached}: ${wall.toFixed(0)} ms, cpu ${((used.user + used.system) / 1000).toFixed(0)} ms, longest stall ${maxStall.toFixed(0)} ms, ` +
+    `${variant} sync of ${cached}: ${wall.toFixed(0)} ms, cpu ${((used.user + used.system) / 1000).toFixed(0)} ms, longest stall ${maxStall.toFixed(0)} ms (cpu ${maxStallCpu.toFixed(0)}), ` +
       `gc ${gc.totalMs.toFixed(0)} ms in ${gc.count} pauses (longest ${gc.longestMs.toFixed(0)} ms), rss ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB\n`,
   );
 }
@@ -157,7 +168,7 @@ function runInformer(kubeConfig: KubeConfig | undefined): Promise<void> {
     watch: () => new Observable<WatchEvent<Pod>>(() => undefined),
   };
   const indexers = { [NAMESPACE_INDEX]: namespaceIndex, app: labelIndex('app') };
-  const informer = kubeConfig === undefined ? informerFrom(listerWatcher, { indexers }) : createInformer(kubeConfig, pods, { indexers, pageSize: HTTP_PAGE_SIZE, listReadAhead: process.env['READ_AHEAD'] !== '0' });
+  const informer = kubeConfig === undefined ? informerFrom(listerWatcher, { indexers }) : httpInformer(kubeConfig, indexers);
   return new Promise((resolve) => {
     if (variant === 'b-cache') {
       informer.informer$.subscribe((snapshot) => snapshot.synced && resolve());
@@ -165,6 +176,21 @@ function runInformer(kubeConfig: KubeConfig | undefined): Promise<void> {
       informer.handle({ onAdd: () => undefined }).subscribe((event) => event.type === 'synced' && resolve());
     }
   });
+}
+
+/** informer() over HTTP, or the same over list$ with the incremental decoding of AFTER_CHARS/BATCH_CHARS. */
+function httpInformer(kubeConfig: KubeConfig, indexers: Readonly<Record<string, IndexFunc<Pod>>>): Informer<Pod> {
+  const listReadAhead = process.env['READ_AHEAD'] !== '0';
+  const compression = process.env['COMPRESSION'] !== '0';
+  const afterChars = process.env['AFTER_CHARS'];
+  const batchChars = process.env['BATCH_CHARS'];
+  if (afterChars === undefined && batchChars === undefined) return createInformer(kubeConfig, pods, { indexers, pageSize: HTTP_PAGE_SIZE, listReadAhead, compression });
+  const incremental = { ...(afterChars === undefined ? {} : { afterChars: Number(afterChars) }), ...(batchChars === undefined ? {} : { batchChars: Number(batchChars) }) };
+  const listerWatcher: ListerWatcher<Pod> = {
+    list: (options) => list$(kubeConfig, pods, { ...options, readAhead: listReadAhead, compression, incremental }),
+    watch: (options) => watch$(kubeConfig, pods, { ...options, compression }),
+  };
+  return informerFrom(listerWatcher, { indexers, pageSize: HTTP_PAGE_SIZE });
 }
 
 function run(): Promise<void> {

@@ -259,10 +259,10 @@ export function isJsonContentType(contentType: string | undefined): boolean {
 
 /**
  * The body of a response as the server meant it: the response itself, or, when its
- * `Content-Encoding` is gzip, the response decompressed as it arrives (node:zlib, flushing what
- * each chunk yields, so a compressed watch delivers every event at once; a stream of several gzip
- * members, as the API server writes per flush, decodes as one). A gzip body is decoded whether or
- * not it was asked for, as a lenient reader should.
+ * `Content-Encoding` is gzip, the response decompressed as it arrives (node:zlib on its thread
+ * pool, emitting what each chunk yields, so a compressed watch delivers every event at once; a
+ * stream of several gzip members, as the API server writes per flush, decodes as one). A gzip
+ * body is decoded whether or not it was asked for, as a lenient reader should.
  *
  * Errors keep their types: a broken connection fails the body with a NetworkError and corrupt or
  * truncated gzip with a {@link toReadError} ProtocolError `non-json-body`. Destroying the body
@@ -285,7 +285,9 @@ export function responseBody(response: http.IncomingMessage, path: string): Read
     response.destroy();
     throw new ProtocolError('non-json-body', `the body of ${path} is encoded as ${JSON.stringify(response.headers['content-encoding'])}, which rx-informer cannot decode`);
   }
-  const gunzip = zlib.createGunzip({ flush: zlib.constants.Z_SYNC_FLUSH });
+  // Output in 64 KiB pieces, a socket read's size: zlib's default 16 KiB took twice the CPU to
+  // inflate a list (one thread-pool round trip per piece; 20k pods: 350–460 against 166–176 ms).
+  const gunzip = zlib.createGunzip({ flush: zlib.constants.Z_SYNC_FLUSH, chunkSize: 64 * 1024 });
   response.on('error', (error: NodeJS.ErrnoException) => gunzip.destroy(toNetworkError(error, path)));
   response.on('close', () => {
     if (!response.complete) gunzip.destroy(new NetworkError(`GET ${path} failed: the connection closed before the response ended`, 'ECONNRESET'));
