@@ -3,6 +3,7 @@
  * tested without starting anything.
  */
 import { argvParser, CHURN_FLAG_RANGES } from './argv';
+import { isServerVersion, NEWEST_SERVER_VERSION, SERVER_VERSIONS, type ServerVersion } from './serverVersion';
 
 /** What the command was asked to do, every default filled in. */
 export interface CliOptions {
@@ -30,6 +31,8 @@ export interface CliOptions {
   readonly watch: boolean;
   /** Stop cleanly after this many seconds. Default: run until SIGINT/SIGTERM. */
   readonly durationSeconds: number | undefined;
+  /** The Kubernetes version to answer like. Default: the newest modelled. */
+  readonly serverVersion: ServerVersion;
 }
 
 /** The parse result: run with options, or print the help. */
@@ -61,6 +64,7 @@ Options:
   --kubeconfig-out FILE write a kubeconfig pointing at the server (for kubectl and other tools)
   --watch               watch pods in process and print a summary line every second
   --duration SECONDS    stop cleanly after this many seconds (default: until Ctrl-C)
+  --server-version V    answer like Kubernetes V, ${SERVER_VERSIONS[0]} to ${NEWEST_SERVER_VERSION} (default ${NEWEST_SERVER_VERSION})
   --help                show this help
 `;
 
@@ -77,10 +81,11 @@ const DEFAULTS: CliOptions = {
   kubeconfigOut: undefined,
   watch: false,
   durationSeconds: undefined,
+  serverVersion: NEWEST_SERVER_VERSION,
 };
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-const VALUE_FLAGS = ['port', 'host', 'token', 'pods', 'namespaces', 'churn', 'seed', 'kubeconfig-out', 'duration'] as const;
+const VALUE_FLAGS = ['port', 'host', 'token', 'pods', 'namespaces', 'churn', 'seed', 'kubeconfig-out', 'duration', 'server-version'] as const;
 type ValueFlag = (typeof VALUE_FLAGS)[number];
 const args = argvParser({ switches: ['tls', 'watch', 'help', 'no-managed-fields'], valueFlags: VALUE_FLAGS, error: CliArgsError });
 
@@ -109,6 +114,10 @@ function assign(options: Mutable<CliOptions>, flag: ValueFlag, value: string): v
       return;
     case 'duration':
       options.durationSeconds = args.number(flag, value, { integer: false, min: 0 });
+      return;
+    case 'server-version':
+      if (!isServerVersion(value)) throw new CliArgsError(`--server-version expects one of ${SERVER_VERSIONS.join(', ')}, got "${value}"`);
+      options.serverVersion = value;
       return;
   }
 }

@@ -47,10 +47,10 @@ function startOf(query: ListQuery): Start {
   const legacyStart = rv === undefined || rv === '0';
   if (query.sendInitialEvents === true) return { kind: 'initial-state', endBookmark: query.allowWatchBookmarks };
   if (query.sendInitialEvents === false) return legacyStart ? { kind: 'now' } : { kind: 'from', rv: parseResourceVersion(rv) };
-  if (legacyStart) {
-    // Kubernetes 1.32 (WatchList beta) defaults such a watch to a streaming list, with its bookmark.
-    return { kind: 'initial-state', endBookmark: query.allowWatchBookmarks };
-  }
+  // A legacy watch: "Get State and Start at Most Recent/Any" sends the state as ADDED events, with
+  // no bookmark to end them. (Where the WatchList gate is on, parseListQuery has already turned
+  // such a watch into a streaming list, as SetListOptionsDefaults does.)
+  if (legacyStart) return { kind: 'initial-state', endBookmark: false };
   return { kind: 'from', rv: parseResourceVersion(rv) };
 }
 
@@ -122,10 +122,10 @@ export class WatchSession {
 
     const start = this.start;
     if (start.kind === 'from' && start.rv < store.currentRv) {
-      const replay = store.eventsSince(resource, start.rv);
+      const replay = store.watchCacheSince(resource, start.rv);
       if (replay === undefined) {
         // Past authentication and parameter parsing, errors travel as a watch ERROR event (B.6).
-        const status = tooOldResourceVersion(start.rv, store.historyStartRv(resource));
+        const status = tooOldResourceVersion(start.rv, store.watchCacheOldestRv(resource));
         this.writer.send(watchLine('ERROR', JSON.stringify(status)));
         this.writer.endAfterQueued();
         return;
@@ -151,8 +151,9 @@ export class WatchSession {
 
   private startTimers(): void {
     const { query, bookmarkIntervalMs } = this.request;
-    // timeoutSeconds=0 means unset, as in handlers/get.go.
-    const timeoutMs = (query.timeoutSeconds ?? 0) > 0 ? query.timeoutSeconds! * 1000 : MIN_REQUEST_TIMEOUT_MS * (1 + Math.random());
+    // timeoutSeconds=0 means unset, as in handlers/get.go; a negative one has expired already.
+    const seconds = query.timeoutSeconds ?? 0;
+    const timeoutMs = seconds === 0 ? MIN_REQUEST_TIMEOUT_MS * (1 + Math.random()) : Math.max(0, seconds * 1000);
     this.timers.push(setTimeout(() => this.end(), timeoutMs));
     if (!query.allowWatchBookmarks) return;
     if (timeoutMs > BOOKMARK_BEFORE_TIMEOUT_MS) {

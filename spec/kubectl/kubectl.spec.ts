@@ -6,6 +6,7 @@ import { deployments, pods, type Deployment } from '../../lib/resources/builtins
 import { createChurn, makePod, seededRandom } from '../../lib/testing/churn';
 import { widgets, type Widget } from '../../lib/testing/builtinResources';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '../../lib/testing/server';
+import { SERVER_VERSIONS } from '../../lib/testing/serverVersion';
 
 /**
  * The real kubectl against the loopback API server: discovery, get (one namespace, all, chunked,
@@ -310,5 +311,20 @@ describeWithKubectl('kubectl against the loopback API server over https with a t
     const result = await kubectl({ ...(cluster as Cluster), kubeconfig: wrongConfig }, 'get', 'pods', '-A');
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/Unauthorized|must be logged in/);
+  });
+});
+
+describeWithKubectl('kubectl against every server version', () => {
+  it.each(SERVER_VERSIONS)('Kubernetes %s: /version, discovery and a paged get work', async (serverVersion) => {
+    const cluster = await startCluster({ serverVersion });
+    try {
+      createChurn(cluster.server.store, { seed: 5, namespaces: 1, pods: 3 }).populate();
+      const result = await kubectl(cluster, 'get', 'pods', '-n', 'ns-0', '--chunk-size=2');
+      expect([result.code, result.stderr]).toEqual([0, '']);
+      expect(rows(result.stdout).map((row) => row[0])).toEqual(podNames(cluster.server, 'ns-0'));
+      expect(cluster.server.requests.entries.some((request) => request.path === '/version')).toBe(true);
+    } finally {
+      await stopCluster(cluster);
+    }
   });
 });

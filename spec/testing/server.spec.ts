@@ -189,8 +189,8 @@ describe('objects over HTTP', () => {
 });
 
 describe('discovery', () => {
-  it('answers /version with major 1, minor 32', async () => {
-    expect((await get(server, '/version')).json).toMatchObject({ major: '1', minor: '32' });
+  it('answers /version with the newest modelled version by default', async () => {
+    expect((await get(server, '/version')).json).toMatchObject({ major: '1', minor: '36' });
   });
 
   it('lists the core version at /api and the named groups at /apis', async () => {
@@ -239,21 +239,31 @@ describe('request log', () => {
 });
 
 describe('lifecycle', () => {
-  it('restart() drops open watches, listens again on the same port and keeps data and history', async () => {
+  it('restart() drops open watches, listens again on the same port, keeps data and etcd history, and restarts the watch cache', async () => {
     server.store.create(pods, { metadata: { name: 'a', namespace: 'ns' } });
     const from = server.store.resourceVersion;
     server.store.create(pods, { metadata: { name: 'b', namespace: 'ns' } });
     const stream = await openWatch(server, `/api/v1/pods?watch=1&resourceVersion=${from}`);
     await stream.untilLines(1);
     const url = server.url;
+    const restartedAt = server.store.resourceVersion;
     await server.restart();
     await stream.untilClosed();
     expect(stream.outcome).toBe('aborted');
     expect(server.url).toBe(url);
     expect((await get(server, '/api/v1/pods')).json.items).toHaveLength(2);
-    const resumed = await openWatch(server, `/api/v1/pods?watch=1&resourceVersion=${from}`);
+    // The new watch cache starts at the restart's revision: older watches get 410 ...
+    const tooOld = await openWatch(server, `/api/v1/pods?watch=1&resourceVersion=${from}`);
+    await tooOld.untilClosed();
+    expect(tooOld.events).toEqual([
+      { type: 'ERROR', object: expect.objectContaining({ code: 410, reason: 'Expired', message: `too old resource version: ${from} (${restartedAt})` }) },
+    ]);
+    // ... while etcd still has the state at that version.
+    expect((await get(server, `/api/v1/pods?resourceVersion=${from}&resourceVersionMatch=Exact`)).json.items.map((pod: { metadata: { name: string } }) => pod.metadata.name)).toEqual(['a']);
+    const resumed = await openWatch(server, `/api/v1/pods?watch=1&resourceVersion=${restartedAt}`);
+    server.store.create(pods, { metadata: { name: 'c', namespace: 'ns' } });
     await resumed.untilLines(1);
-    expect(resumed.events[0]!.object.metadata.name).toBe('b');
+    expect(resumed.events[0]!.object.metadata.name).toBe('c');
     resumed.close();
   });
 
@@ -277,6 +287,6 @@ describe('lifecycle', () => {
     await server.close();
     server = await startApiServer({ tls: true });
     expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    expect((await get(server, '/version')).json.minor).toBe('32');
+    expect((await get(server, '/version')).json.minor).toBe('36');
   });
 });
