@@ -17,8 +17,8 @@
  * as an API server before 1.34 answers the first list; AFTER_CHARS and BATCH_CHARS set list$'s
  * incremental decoding (its threshold and batch size), COMPRESSION=0 turns gzip off.
  *
- * Prints the time to synced, CPU time, the longest event-loop stall (also in CPU time: the
- * process's CPU time between the two ticks around it, which other processes on the cores do not
+ * Prints the time to synced, CPU time, the longest event-loop stall (also in CPU time: the main
+ * thread's CPU time between the two ticks around it, which other processes on the cores do not
  * inflate) and GC pauses. Add --cpu-prof or --trace-gc before -r to attribute them; SYNC_STALLS=1
  * prints every stall over 40 ms with the monotonic time at its end, to find its window in the CPU
  * profile.
@@ -73,11 +73,11 @@ const gc = observeGcPauses();
 let maxStall = 0;
 let maxStallCpu = 0;
 let lastTick = performance.now();
-let lastCpu = process.cpuUsage();
+let lastCpu = process.threadCpuUsage();
 const ticker = setInterval(() => {
   const now = performance.now();
   const stall = now - lastTick - 5;
-  const cpuNow = process.cpuUsage();
+  const cpuNow = process.threadCpuUsage();
   maxStallCpu = Math.max(maxStallCpu, (cpuNow.user + cpuNow.system - lastCpu.user - lastCpu.system) / 1000);
   lastCpu = cpuNow;
   // The monotonic clock in µs is the one of --cpu-prof's timestamps: the stall is the profile's window [mono - stall, mono].
