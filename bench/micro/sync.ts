@@ -38,9 +38,10 @@ import { observeGcPauses } from './gcPauses';
 
 const [variant = 'b', cachedText = '100000', kubeconfigPath] = process.argv.slice(2);
 const cached = Number(cachedText);
-const PAGE = 500;
+/** Items per in-memory page (PAGE_ITEMS=…): what a page costs the informer beyond its items. */
+const PAGE = Number(process.env['PAGE_ITEMS'] ?? 500);
 /** Over HTTP, the informer's `pageSize` (PAGE_SIZE=250 …): the page size decides the parse part of the longest stall. */
-const HTTP_PAGE_SIZE = Number(process.env['PAGE_SIZE'] ?? PAGE);
+const HTTP_PAGE_SIZE = Number(process.env['PAGE_SIZE'] ?? 500);
 
 const random = seededRandom(7);
 const pages: string[] = [];

@@ -8,6 +8,9 @@ import { toReadError } from './transport';
 /** The longest string V8 can build here (2^29 − 24 characters on 64-bit): a body longer than this cannot be parsed whole. */
 const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
 
+/** Text is fed to the decoder in pieces of at most this size (a socket read's), or of a batch when that is smaller. */
+const FEED_CHARS = 64 * 1024;
+
 /** Options of {@link readListBody}. */
 export interface ListBodyOptions {
   /** The request path, for error messages. */
@@ -60,13 +63,65 @@ export function readListBody(body: Readable, options: ListBodyOptions): Promise<
   return new Promise((resolve, reject) => {
     let text = '';
     let decoder: ListDecoder | undefined;
+    /** Text waiting for the decoder, in order, and how far into the first piece it has gone. */
+    const queue: string[] = [];
+    let queueAt = 0;
+    /** Batches handed over since the body last yielded the event loop. */
+    let handedOver = 0;
+    /** The queue continues on the next turn. */
+    let scheduled = false;
+    /** Waiting for the turn to hand over items (`options.turn`). */
     let waiting = false;
+    let ended = false;
     let settled = false;
     const fail = (error: unknown): void => {
       if (settled) return;
       settled = true;
       body.destroy();
       reject(toReadError(error, path));
+    };
+    const finish = (value: () => unknown): void => {
+      settled = true;
+      try {
+        resolve(value());
+      } catch (error) {
+        reject(error);
+      }
+    };
+    // A piece no longer than a batch completes at most one batch.
+    const pieceChars = Math.min(FEED_CHARS, options.batchChars);
+    /**
+     * Feeds the queue to the decoder; once a batch has been handed over, the rest waits for the
+     * next event-loop turn (the body paused meanwhile), so one turn never handles more than one
+     * batch, however much the socket had buffered.
+     */
+    const pump = (): void => {
+      scheduled = false;
+      try {
+        while (queue.length > 0) {
+          const pending = queue[0]!;
+          const next = Math.min(pending.length, queueAt + pieceChars);
+          decoder!.push(queueAt === 0 && next === pending.length ? pending : pending.slice(queueAt, next));
+          queueAt = next;
+          if (queueAt === pending.length) {
+            queue.shift();
+            queueAt = 0;
+          }
+          if (handedOver > 0) {
+            handedOver = 0;
+            body.pause();
+            scheduled = true;
+            setImmediate(() => !settled && pump());
+            return;
+          }
+        }
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      // The body may end while paused: what it delivered is all in the queue, now decoded.
+      if (ended) finish(() => decoder!.end());
+      else body.resume();
     };
     const decode = (): void => {
       let head: Readonly<Record<string, unknown>> = {};
@@ -75,58 +130,55 @@ export function readListBody(body: Readable, options: ListBodyOptions): Promise<
         batchChars: options.batchChars,
         maxChars: MAX_STRING_LENGTH,
         onItemsStart: (members) => (head = members),
-        onItems: (items) => options.onItems(items, head),
+        onItems: (items) => {
+          handedOver++;
+          options.onItems(items, head);
+        },
       });
-      const soFar = text;
+      queue.push(text);
       text = '';
-      decoder.push(soFar);
+      pump();
     };
     body.setEncoding('utf8');
     body.on('data', (chunk: string) => {
       if (settled) return;
+      if (decoder !== undefined) {
+        queue.push(chunk);
+        if (!scheduled) pump();
+        return;
+      }
+      text += chunk;
+      if (waiting) return;
       try {
-        if (decoder !== undefined) {
-          decoder.push(chunk);
-          return;
-        }
-        text += chunk;
-        if (waiting) return;
         options.onProgress?.(text);
-        if (text.length <= options.wholeBodyChars) return;
-        const turn = options.turn;
-        if (turn === undefined || turn.now()) {
-          decode();
-          return;
-        }
-        waiting = true;
-        body.pause();
-        void turn.promise.then(() => {
-          if (settled) return;
-          waiting = false;
-          try {
-            decode();
-          } catch (error) {
-            fail(error);
-            return;
-          }
-          body.resume();
-        });
       } catch (error) {
         fail(error);
+        return;
       }
+      if (text.length <= options.wholeBodyChars) return;
+      body.pause();
+      const turn = options.turn;
+      if (turn === undefined || turn.now()) {
+        decode();
+        return;
+      }
+      waiting = true;
+      void turn.promise.then(() => {
+        if (settled) return;
+        waiting = false;
+        decode();
+      });
     });
     body.on('end', () => {
       if (settled) return;
-      settled = true;
-      try {
-        resolve(decoder === undefined ? parseWhole(text, path) : decoder.end());
-      } catch (error) {
-        reject(error);
-      }
+      ended = true;
+      if (decoder === undefined && !waiting) finish(() => parseWhole(text, path));
+      else if (decoder !== undefined && !scheduled) finish(() => decoder!.end());
     });
     body.on('error', fail);
     body.on('close', () => {
-      if (!settled) fail(new NetworkError(`GET ${path} failed: the connection closed before the response ended`, 'ECONNRESET'));
+      // After 'end' the body closes while the last of it may still be being decoded.
+      if (!settled && !ended) fail(new NetworkError(`GET ${path} failed: the connection closed before the response ended`, 'ECONNRESET'));
     });
   });
 }

@@ -12,7 +12,7 @@ import { createChurn, NEWEST_SERVER_VERSION, OLDEST_SERVER_VERSION, startApiServ
  */
 describe.each([OLDEST_SERVER_VERSION, NEWEST_SERVER_VERSION])('a first list answered whole by a %s server', (serverVersion) => {
   let server: ApiServer;
-  const count = 1200; // ~5.3 MB of pods with managedFields: past the 4 MiB threshold
+  const count = 1200; // ~5.3 MB of pods with managedFields: past the 3 MiB threshold
   beforeAll(async () => {
     server = await startApiServer({ serverVersion });
     createChurn(server.store, { pods: count, namespaces: 3, seed: 5, managedFields: true }).populate();

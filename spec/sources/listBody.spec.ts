@@ -78,6 +78,26 @@ describe('readListBody', () => {
     expect(list.items.at(-1)).toEqual(JSON.parse(pod('pod-59')));
   });
 
+  it('hands over at most one batch per event-loop turn, however much text has arrived at once', async () => {
+    const body = listOf(names(300));
+    const response = await open((res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+    let inTurn = 0;
+    let mostInOneTurn = 0;
+    let batches = 0;
+    const list = (await read(response, {
+      wholeBodyChars: 20_000,
+      batchChars: 1000,
+      onItems: () => {
+        batches++;
+        if (inTurn === 0) setImmediate(() => (inTurn = 0));
+        mostInOneTurn = Math.max(mostInOneTurn, ++inTurn);
+      },
+    })) as { items: unknown[] };
+    expect(batches).toBeGreaterThan(20);
+    expect(mostInOneTurn).toBe(1);
+    expect(list.items.length).toBeGreaterThan(0);
+  });
+
   it('decodes a gzip body as it arrives', async () => {
     const body = listOf(names(40));
     const response = await open((res) => {
