@@ -11,7 +11,8 @@
  * it reports the relist's time, longest stall and peak heap.
  *
  * With a kubeconfig as third argument the same runs over HTTP against that server (start one with
- * `rx-informer-apiserver --pods 100000 --churn 0 --kubeconfig-out /tmp/kc.yaml`): a2 reads pages
+ * `bench/micro/serve.ts 100000 /tmp/kc.yaml`, which pages the first list, or with `… 1.33`, which
+ * answers it whole as a real API server does; `rx-informer-apiserver` always does): a2 reads pages
  * as the floor client does, b uses `informer()` (with `pageSize` from PAGE_SIZE, default 500, and
  * `listReadAhead: false` when READ_AHEAD=0). PAGE_SIZE=0 asks for the whole list in one response,
  * as an API server before 1.34 answers the first list; AFTER_CHARS and BATCH_CHARS set list$'s
@@ -26,8 +27,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import { informer as createInformer, informerFrom, type Informer } from '../../lib/informer/informer';
-import { list$ } from '../../lib/sources/list';
-import { watch$ } from '../../lib/sources/watch';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import type { ListerWatcher, ListPage, WatchEvent } from '../../lib/sources/listerWatcher';
 import { StatusError } from '../../lib/sources/errors';
@@ -179,19 +178,17 @@ function runInformer(kubeConfig: KubeConfig | undefined): Promise<void> {
   });
 }
 
-/** informer() over HTTP, or the same over list$ with the incremental decoding of AFTER_CHARS/BATCH_CHARS. */
+/** informer() over HTTP, with the client settings of the environment (PAGE_SIZE, READ_AHEAD, COMPRESSION, AFTER_CHARS, BATCH_CHARS). */
 function httpInformer(kubeConfig: KubeConfig, indexers: Readonly<Record<string, IndexFunc<Pod>>>): Informer<Pod> {
-  const listReadAhead = process.env['READ_AHEAD'] !== '0';
-  const compression = process.env['COMPRESSION'] !== '0';
   const afterChars = process.env['AFTER_CHARS'];
   const batchChars = process.env['BATCH_CHARS'];
-  if (afterChars === undefined && batchChars === undefined) return createInformer(kubeConfig, pods, { indexers, pageSize: HTTP_PAGE_SIZE, listReadAhead, compression });
-  const incremental = { ...(afterChars === undefined ? {} : { afterChars: Number(afterChars) }), ...(batchChars === undefined ? {} : { batchChars: Number(batchChars) }) };
-  const listerWatcher: ListerWatcher<Pod> = {
-    list: (options) => list$(kubeConfig, pods, { ...options, readAhead: listReadAhead, compression, incremental }),
-    watch: (options) => watch$(kubeConfig, pods, { ...options, compression }),
-  };
-  return informerFrom(listerWatcher, { indexers, pageSize: HTTP_PAGE_SIZE });
+  return createInformer(kubeConfig, pods, {
+    indexers,
+    pageSize: HTTP_PAGE_SIZE,
+    listReadAhead: process.env['READ_AHEAD'] !== '0',
+    compression: process.env['COMPRESSION'] !== '0',
+    incrementalDecoding: { ...(afterChars === undefined ? {} : { afterChars: Number(afterChars) }), ...(batchChars === undefined ? {} : { batchChars: Number(batchChars) }) },
+  });
 }
 
 function run(): Promise<void> {

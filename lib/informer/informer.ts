@@ -9,6 +9,7 @@ import { indexer } from '../operators/indexer';
 import { reflect } from '../reflector/reflect';
 import type { Resource } from '../resources/resource';
 import { kubeListerWatcher } from '../sources/kubeListerWatcher';
+import type { IncrementalDecoding } from '../sources/list';
 import type { ListerWatcher, Scope } from '../sources/listerWatcher';
 import type { Change } from '../store/change';
 import type { IndexFunc } from '../store/indexers';
@@ -85,6 +86,12 @@ export interface InformerOptions<T extends KubeObject = KubeObject> extends Info
    * off when the API server is near (a local cluster); see docs/PERFORMANCE.md (compression).
    */
   readonly compression?: boolean;
+  /**
+   * When a list response is decoded as it arrives instead of parsed whole: past 3 MiB, in pages of
+   * 256 KiB by default (see `IncrementalDecoding`). A lower `afterChars` decodes ordinary pages
+   * that way too, for shorter stalls.
+   */
+  readonly incrementalDecoding?: IncrementalDecoding;
 }
 
 /**
@@ -149,8 +156,8 @@ export interface Informer<T extends KubeObject = KubeObject> {
  * @param options scope (namespace, selectors), indexes, transform, timers; all optional.
  */
 export function informer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: InformerOptions<T> = {}): Informer<T> {
-  const { namespace, labelSelector, fieldSelector, listReadAhead, withholdExcerpts, compression } = options;
-  const listerWatcher = kubeListerWatcher(kubeConfig, resource, { namespace, labelSelector, fieldSelector }, { listReadAhead, withholdExcerpts, compression });
+  const { namespace, labelSelector, fieldSelector, listReadAhead, withholdExcerpts, compression, incrementalDecoding } = options;
+  const listerWatcher = kubeListerWatcher(kubeConfig, resource, { namespace, labelSelector, fieldSelector }, { listReadAhead, withholdExcerpts, compression, incrementalDecoding });
   return informerFrom(listerWatcher, { ...options, name: options.name ?? informerName(resource, options) });
 }
 

@@ -37,8 +37,9 @@ export interface WatchStreamOptions extends WatchOptions, Scope {
   readonly withholdExcerpts?: boolean;
   /**
    * Ask for a gzip-compressed stream (`Accept-Encoding: gzip`), as client-go does. Default true.
-   * The API server compresses only streaming lists (`sendInitialEvents`, gzip per flush, gate
-   * `WatchListCompression`), never plain watches; a gzip stream is decoded either way.
+   * The API server compresses only streaming lists (`sendInitialEvents`; one gzip member per
+   * flush, from 1.37: gate `WatchListCompression`), never plain watches; a gzip stream is decoded
+   * either way.
    */
   readonly compression?: boolean;
 }

@@ -320,7 +320,7 @@ describe('list$ of a response decoded as it arrives', () => {
     const pages: ListPage[] = [];
     let completed = false;
     const done = new Promise<void>((resolve) =>
-      list$(kubeConfigFor({ server: server.url }), pods, { limit: 0, incremental: small }).subscribe({
+      list$(kubeConfigFor({ server: server.url }), pods, { limit: 0, incrementalDecoding: small }).subscribe({
         next: (page) => pages.push(page),
         complete: () => {
           completed = true;
@@ -354,7 +354,7 @@ describe('list$ of a response decoded as it arrives', () => {
       }
     });
     const emitted: string[] = [];
-    const done = collect(list$(kubeConfigFor({ server: server.url }), pods, { incremental: small }));
+    const done = collect(list$(kubeConfigFor({ server: server.url }), pods, { incrementalDecoding: small }));
     const subscriptionSeen = server.request(1);
     await subscriptionSeen;
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -372,7 +372,7 @@ describe('list$ of a response decoded as it arrives', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(`{"items":[${itemsText(items)}],"kind":"PodList","metadata":{"resourceVersion":"9"}}`);
     });
-    const result = await collect(list$(kubeConfigFor({ server: server.url }), pods, { limit: 0, incremental: small }));
+    const result = await collect(list$(kubeConfigFor({ server: server.url }), pods, { limit: 0, incrementalDecoding: small }));
     expect(result.values).toHaveLength(1);
     expect(result.values[0]).toMatchObject({ resourceVersion: '9', last: true, itemsSoFar: 30 });
     expect(result.values[0]?.items.map((item) => item.metadata.name)).toEqual(items);
@@ -384,7 +384,7 @@ describe('list$ of a response decoded as it arrives', () => {
     ['text that stops being JSON', `{"kind":"PodList","metadata":{"resourceVersion":"1"},"items":[${itemsText(names('p', 20))} x ${itemsText(names('q', 20))}]}`, 'non-json-body'],
   ])('fails a long response with ProtocolError for %s', async (_name, body, problem) => {
     server = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
-    const result = await collect(list$(kubeConfigFor({ server: server.url }), pods, { limit: 0, incremental: small }));
+    const result = await collect(list$(kubeConfigFor({ server: server.url }), pods, { limit: 0, incrementalDecoding: small }));
     expect(result.error).toBeInstanceOf(ProtocolError);
     expect((result.error as ProtocolError).problem).toBe(problem);
   });
@@ -397,7 +397,7 @@ describe('list$ of a response decoded as it arrives', () => {
       else res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     });
     const kubeConfig = kubeConfigFor({ server: server.url });
-    for (const options of [{ incremental: small }, {}, { compression: false }]) {
+    for (const options of [{ incrementalDecoding: small }, {}, { compression: false }]) {
       const result = await collect(list$(kubeConfig, pods, { limit: 0, ...options }));
       expect(result.values.flatMap((page) => page.items.map((item) => item.metadata.name))).toEqual(items);
     }
@@ -405,7 +405,7 @@ describe('list$ of a response decoded as it arrives', () => {
   });
 
   it('refuses incremental settings that cannot work, at call time', () => {
-    expect(() => list$(kubeConfigFor({ server: 'http://127.0.0.1:1' }), pods, { incremental: { batchChars: 0 } })).toThrow(RangeError);
+    expect(() => list$(kubeConfigFor({ server: 'http://127.0.0.1:1' }), pods, { incrementalDecoding: { batchChars: 0 } })).toThrow(RangeError);
   });
 });
 
