@@ -10,14 +10,14 @@
  * `JSON.parse` itself (bench/micro/listDecode.ts).
  */
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
+/** The character codes of JSON's structure, shared with the list decoder. */
+export const QUOTE = 0x22;
+export const OPEN_BRACE = 0x7b;
+export const CLOSE_BRACE = 0x7d;
+export const OPEN_BRACKET = 0x5b;
+export const CLOSE_BRACKET = 0x5d;
+export const COMMA = 0x2c;
+export const COLON = 0x3a;
 
 /** The four whitespace characters JSON allows between tokens. */
 export function isJsonWhitespace(code: number): boolean {
@@ -135,5 +135,3 @@ export class JsonValueEnd {
     return this.backslashAt;
   }
 }
-
-export { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE };

@@ -74,7 +74,7 @@ export interface IncrementalDecoding {
  * Syncing 100k pods from one response, 256 KiB took the longest turn to 39–52 ms of CPU against
  * 68–124 for 1 MiB, for the same CPU time in all; 64 KiB cost 10–20 % more CPU. Decoding 500-item
  * pages too (`afterChars: 256 * 1024`) took a paged sync's longest turn from 167–253 to 49–74 ms
- * of CPU and its peak RSS down by a sixth, for 0–5 % more CPU time: worth it where stalls matter.
+ * of CPU and its peak RSS down by a sixth, for ~5 % more CPU time: worth it where stalls matter.
  *
  * ## Example
  * ```ts

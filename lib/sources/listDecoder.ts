@@ -1,4 +1,5 @@
 import { ProtocolError } from './errors';
+import { HeldText } from './heldText';
 import { CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, isJsonWhitespace, JsonValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './jsonValueEnd';
 import { excerptOf } from './statusError';
 
@@ -81,9 +82,7 @@ export class ListDecoder {
   private readonly valueEnd = new JsonValueEnd();
 
   // The items array. Offsets count characters from just after its `[`.
-  private held: string[] = [];
-  private heldStarts: number[] = [];
-  private heldEnd = 0;
+  private readonly held = new HeldText();
   private itemState = ITEM_OR_CLOSE;
   private scanAt = 0;
   private batchStart = 0;
@@ -233,22 +232,18 @@ export class ListDecoder {
   }
 
   private pushItems(text: string): void {
-    if (text.length > 0) {
-      this.held.push(text);
-      this.heldStarts.push(this.heldEnd);
-      this.heldEnd += text.length;
-    }
+    this.held.push(text);
     if (this.pattern !== undefined) this.searchBoundaries();
     else this.scanItems();
-    if (this.state === ITEMS) this.dropHeldBefore(this.batchStart);
+    if (this.state === ITEMS) this.held.dropBefore(this.batchStart);
   }
 
   /** The exact scan: every item delimited by {@link JsonValueEnd}; a batch is cut when the next item starts. */
   private scanItems(): void {
-    let piece = this.pieceAt(this.scanAt);
-    while (piece < this.held.length) {
-      const text = this.held[piece]!;
-      const base = this.heldStarts[piece]!;
+    const held = this.held;
+    for (let piece = held.pieceAt(this.scanAt); piece < held.count; piece++) {
+      const text = held.piece(piece);
+      const base = held.start(piece);
       const length = text.length;
       let i = this.scanAt - base;
       while (i < length) {
@@ -291,7 +286,6 @@ export class ListDecoder {
       if (this.scanAt - this.batchStart > this.options.maxChars) {
         throw new ProtocolError('body-too-large', `an item of the list of ${this.options.path} exceeds ${this.options.maxChars} characters`);
       }
-      piece++;
     }
   }
 
@@ -312,8 +306,8 @@ export class ListDecoder {
   private learnBoundary(secondItemStart: number): void {
     // Held text is dropped only after a push: the first item, even if already handed over, is still here.
     const firstItemEnd = this.lastItemEnd;
-    const separator = this.heldText(firstItemEnd, secondItemStart);
-    const opening = /^\{[ \t\n\r]*"[^"\\]*"[ \t\n\r]*:/.exec(this.heldText(this.firstItemStart, Math.min(firstItemEnd, this.firstItemStart + 256)));
+    const separator = this.held.text(firstItemEnd, secondItemStart);
+    const opening = /^\{[ \t\n\r]*"[^"\\]*"[ \t\n\r]*:/.exec(this.held.text(this.firstItemStart, Math.min(firstItemEnd, this.firstItemStart + 256)));
     if (opening === null) {
       this.exactOnly = true;
       return;
@@ -327,16 +321,18 @@ export class ListDecoder {
   private searchBoundaries(): void {
     const pattern = this.pattern!;
     for (;;) {
-      const candidate = this.find(pattern, this.searchFrom);
+      const candidate = this.held.indexOf(pattern, this.searchFrom);
       if (candidate === -1) {
+        // The next search starts where the pattern could still begin.
+        this.searchFrom = Math.max(this.searchFrom, this.held.end - pattern.length + 1);
         // No boundary where one should long have been (the items ended, or the text changed its
         // form): the exact scan takes the rest.
-        if (this.heldEnd - this.batchStart > 4 * this.options.batchChars + pattern.length) this.rescanExactly();
+        if (this.held.end - this.batchStart > 4 * this.options.batchChars + pattern.length) this.rescanExactly();
         return;
       }
       let items: unknown[];
       try {
-        items = JSON.parse(`[${this.heldText(this.batchStart, candidate + 1)}]`) as unknown[];
+        items = JSON.parse(`[${this.held.text(this.batchStart, candidate + 1)}]`) as unknown[];
       } catch {
         this.rescanExactly();
         return;
@@ -360,69 +356,17 @@ export class ListDecoder {
   /** The items array closed at `closeAt`: the last batch is kept for `end`, the rest is the top level's. */
   private endItems(closeAt: number): void {
     this.lastItems = this.itemsEnded === 0 ? [] : this.parseItems(this.batchStart, this.lastItemEnd);
-    const piece = this.pieceAt(closeAt);
-    const rest = [this.held[piece]!.slice(closeAt + 1 - this.heldStarts[piece]!), ...this.held.slice(piece + 1)];
-    this.held = [];
-    this.heldStarts = [];
+    const rest = this.held.takeAfter(closeAt + 1);
     this.state = AFTER_MEMBER;
     for (const text of rest) this.scanTop(text, 0);
   }
 
   private parseItems(from: number, to: number): unknown[] {
-    const text = this.heldText(from, to);
+    const text = this.held.text(from, to);
     try {
       return JSON.parse(`[${text}]`) as unknown[];
     } catch {
       throw this.notJson('is not JSON', text.slice(0, 1000));
-    }
-  }
-
-  /** The first occurrence of `pattern` starting at or after `from` in the held text, or -1. */
-  private find(pattern: string, from: number): number {
-    const overlap = pattern.length - 1;
-    for (let piece = this.pieceAt(from); piece < this.held.length; piece++) {
-      const text = this.held[piece]!;
-      const base = this.heldStarts[piece]!;
-      const local = Math.max(0, from - base);
-      const at = text.indexOf(pattern, local);
-      if (at !== -1) return base + at;
-      // A candidate across the end of this piece.
-      const seamFrom = base + Math.max(local, text.length - overlap);
-      const seamTo = Math.min(this.heldEnd, base + text.length + overlap);
-      if (piece + 1 < this.held.length && seamFrom < base + text.length) {
-        const seam = this.heldText(seamFrom, seamTo).indexOf(pattern);
-        if (seam !== -1) return seamFrom + seam;
-      }
-    }
-    // Nothing up to here: the next search starts where a pattern could still begin.
-    this.searchFrom = Math.max(from, this.heldEnd - overlap);
-    return -1;
-  }
-
-  /** The index of the held piece holding offset `at` (or the count of pieces, past the end). */
-  private pieceAt(at: number): number {
-    let piece = this.heldStarts.length - 1;
-    while (piece > 0 && this.heldStarts[piece]! > at) piece--;
-    return piece < 0 || at >= this.heldEnd ? this.held.length : piece;
-  }
-
-  /** The held text between two offsets. */
-  private heldText(from: number, to: number): string {
-    let text = '';
-    for (let piece = this.pieceAt(from); piece < this.held.length && this.heldStarts[piece]! < to; piece++) {
-      const base = this.heldStarts[piece]!;
-      const whole = this.held[piece]!;
-      text += from <= base && to >= base + whole.length ? whole : whole.slice(Math.max(0, from - base), to - base);
-    }
-    return text;
-  }
-
-  private dropHeldBefore(offset: number): void {
-    let drop = 0;
-    while (drop < this.held.length - 1 && this.heldStarts[drop + 1]! <= offset) drop++;
-    if (drop > 0) {
-      this.held.splice(0, drop);
-      this.heldStarts.splice(0, drop);
     }
   }
 
