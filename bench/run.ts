@@ -1,6 +1,6 @@
 /**
  * The benchmark orchestrator: `npm run bench` (full, a few minutes) and `npm run bench:quick`
- * (under a minute). It forks the server process once and a fresh client process per measurement,
+ * (about a minute). It forks the server process once and a fresh client process per measurement,
  * interleaving the variants (a1, a2, b, c, a1, a2, b, c, …) under both GC settings, then writes
  * bench/results/*.json and regenerates the table of docs/PERFORMANCE.md (full run only, unless
  * --write-docs is given).
