@@ -13,9 +13,10 @@
  * With a kubeconfig as third argument the same runs over HTTP against that server (start one with
  * `bench/micro/serve.ts 100000 /tmp/kc.yaml`, which pages the first list, or with `… 1.33`, which
  * answers it whole as a real API server does; `rx-informer-apiserver` always does): a2 reads pages
- * as the floor client does, b uses `informer()` (with `pageSize` from PAGE_SIZE, default 500, and
- * `listReadAhead: false` when READ_AHEAD=0). PAGE_SIZE=0 asks for the whole list in one response,
- * as an API server before 1.34 answers the first list; AFTER_CHARS and BATCH_CHARS set list$'s
+ * as the floor client does, b uses `informer()` (with `pageSize` from PAGE_SIZE, default 500,
+ * `listReadAhead: false` when READ_AHEAD=0, and a streaming list, its default, unless
+ * STREAMING_LIST=0). PAGE_SIZE=0 asks for the whole list in one response, as the API server's
+ * watch cache answers the first list anyway; AFTER_CHARS and BATCH_CHARS set list$'s
  * incremental decoding (its threshold and batch size), COMPRESSION=0 turns gzip off.
  *
  * Prints the time to synced, CPU time, the longest event-loop stall (also in CPU time: the main
@@ -178,7 +179,7 @@ function runInformer(kubeConfig: KubeConfig | undefined): Promise<void> {
   });
 }
 
-/** informer() over HTTP, with the client settings of the environment (PAGE_SIZE, READ_AHEAD, COMPRESSION, AFTER_CHARS, BATCH_CHARS). */
+/** informer() over HTTP, with the client settings of the environment (PAGE_SIZE, READ_AHEAD, STREAMING_LIST, COMPRESSION, AFTER_CHARS, BATCH_CHARS). */
 function httpInformer(kubeConfig: KubeConfig, indexers: Readonly<Record<string, IndexFunc<Pod>>>): Informer<Pod> {
   const afterChars = process.env['AFTER_CHARS'];
   const batchChars = process.env['BATCH_CHARS'];
@@ -186,6 +187,7 @@ function httpInformer(kubeConfig: KubeConfig, indexers: Readonly<Record<string, 
     indexers,
     pageSize: HTTP_PAGE_SIZE,
     listReadAhead: process.env['READ_AHEAD'] !== '0',
+    streamingList: process.env['STREAMING_LIST'] !== '0',
     compression: process.env['COMPRESSION'] !== '0',
     incrementalDecoding: { ...(afterChars === undefined ? {} : { afterChars: Number(afterChars) }), ...(batchChars === undefined ? {} : { batchChars: Number(batchChars) }) },
   });

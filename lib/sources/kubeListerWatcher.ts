@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import type { Observable } from 'rxjs';
 import type { KubeObject } from '../store/object';
 import type { Resource } from '../resources/resource';
@@ -55,6 +55,7 @@ export function kubeListerWatcher<T extends KubeObject = KubeObject>(
   });
   const { withholdExcerpts, compression, incrementalDecoding } = options;
   return {
+    supportsStreamingList: true,
     list: (listOptions: ListOptions): Observable<ListPage<T>> =>
       list$(kubeConfig, resource, { ...scoped(listOptions), readAhead: options.listReadAhead, withholdExcerpts, compression, incrementalDecoding }),
     watch: (watchOptions: WatchOptions): Observable<WatchEvent<T>> => watch$(kubeConfig, resource, { ...scoped(watchOptions), withholdExcerpts, compression }),

@@ -2,7 +2,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import { ConfigError, InformerError, NetworkError, ProtocolError } from './errors';
 
 /**
@@ -12,7 +12,7 @@ import { ConfigError, InformerError, NetworkError, ProtocolError } from './error
  * Node version the user's client-node runs on.
  */
 
-/** One GET request to the API server. */
+/** One request to the API server: a GET unless `method` says otherwise. */
 export interface KubeRequest {
   /** The URL path below the cluster's server URL (`/api/v1/namespaces/a/pods`). */
   readonly path: string;
@@ -26,17 +26,24 @@ export interface KubeRequest {
    * (responses over 128 KB); read the body through {@link responseBody}, which undoes it.
    */
   readonly compression?: boolean;
+  /** Default 'GET'. The writes (the Lease client's) send a `body`. */
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** The request body, sent with a Content-Length. */
+  readonly body?: string;
+  /** Headers added to (or replacing) the defaults, e.g. `Content-Type` for a body. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** What a kubeconfig resolves to for one request: the server URL without credentials. */
-interface Target {
+export interface Target {
   readonly url: URL;
   readonly secure: boolean;
 }
 
 /**
- * Opens a GET request and resolves with the response as soon as its headers arrive; the body is
- * left unread for the caller to stream (and so to apply backpressure).
+ * Opens a request (a GET unless `request.method` says otherwise) and resolves with the response as
+ * soon as its headers arrive; the body is left unread for the caller to stream (and so to apply
+ * backpressure).
  *
  * Credentials are applied per request, so rotating exec and OIDC tokens are picked up. Failures
  * reject with typed errors: `ConfigError` for an unusable kubeconfig, `NetworkError` when no
@@ -51,12 +58,13 @@ interface Target {
  */
 export async function kubeRequest(kubeConfig: KubeConfig, request: KubeRequest): Promise<http.IncomingMessage> {
   const target = resolveTarget(kubeConfig);
+  const method = request.method ?? 'GET';
   const options: https.RequestOptions = {
-    method: 'GET',
-    headers: { Accept: 'application/json', 'User-Agent': 'rx-informer', ...(request.compression === false ? {} : { 'Accept-Encoding': 'gzip' }) },
+    method,
+    headers: { Accept: 'application/json', 'User-Agent': 'rx-informer', ...(request.compression === false ? {} : { 'Accept-Encoding': 'gzip' }), ...request.headers },
   };
   await applyCredentials(kubeConfig, options, target);
-  if (request.signal.aborted) throw new NetworkError(`GET ${request.path} aborted`, 'ABORT_ERR');
+  if (request.signal.aborted) throw new NetworkError(`${method} ${request.path} aborted`, 'ABORT_ERR');
 
   const base = target.url.pathname.endsWith('/') ? target.url.pathname.slice(0, -1) : target.url.pathname;
   options.hostname = unbracket(target.url.hostname);
@@ -68,8 +76,8 @@ export async function kubeRequest(kubeConfig: KubeConfig, request: KubeRequest):
     const onResponse = (response: http.IncomingMessage): void => resolve(response);
     const outgoing = target.secure ? https.request(options, onResponse) : http.request(options, onResponse);
     // Errors after the response arrived belong to the response's reader; before, they reject.
-    outgoing.on('error', (error: NodeJS.ErrnoException) => reject(toNetworkError(error, request.path)));
-    outgoing.end();
+    outgoing.on('error', (error: NodeJS.ErrnoException) => reject(toNetworkError(error, request.path, method)));
+    outgoing.end(request.body);
   });
 }
 
@@ -101,11 +109,12 @@ export function inContext(kubeConfig: KubeConfig, contextName: string): KubeConf
  * request.on('error', (error) => subscriber.error(toNetworkError(error, '/api/v1/pods'))); // code 'ECONNREFUSED' ...
  * ```
  */
-export function toNetworkError(error: NodeJS.ErrnoException, path: string): NetworkError {
-  return new NetworkError(`GET ${path} failed: ${error.message}`, error.code, { cause: error });
+export function toNetworkError(error: NodeJS.ErrnoException, path: string, method = 'GET'): NetworkError {
+  return new NetworkError(`${method} ${path} failed: ${error.message}`, error.code, { cause: error });
 }
 
-function resolveTarget(kubeConfig: KubeConfig): Target {
+/** The kubeconfig's server, checked (`informer()` calls it up front too). @throws ConfigError */
+export function resolveTarget(kubeConfig: KubeConfig): Target {
   const contextName = kubeConfig.getCurrentContext();
   if (contextName === undefined || contextName === null || contextName === '') {
     throw new ConfigError('no-current-context', 'the kubeconfig has no current context');
@@ -236,6 +245,54 @@ export function readBody(response: http.IncomingMessage, path: string, maxBytes 
     body.on('end', () => {
       ended = true;
       resolve(Buffer.concat(chunks, length));
+    });
+    body.on('error', (error: NodeJS.ErrnoException) => reject(toReadError(error, path)));
+    body.on('close', () => {
+      if (!ended) reject(new NetworkError(`GET ${path} failed: the connection closed before the response ended`, 'ECONNRESET'));
+    });
+  });
+}
+
+/**
+ * Reads a whole response body as UTF-8 text, decompressed when it is gzip (see
+ * {@link responseBody}). Chunks are decoded as they arrive (a character split across chunks is
+ * kept whole) and joined as V8 string ropes: no body-sized Buffer. For short bodies (a Lease, an
+ * object); a list goes through `readListBody`, which has no size limit.
+ *
+ * Rejects with a NetworkError when the connection breaks first, a ProtocolError `body-too-large`
+ * (destroying the response) once the text would exceed `maxChars`, and one `non-json-body` for
+ * gzip that does not decompress.
+ *
+ * ## Example
+ * ```ts
+ * const lease = JSON.parse(await readText(response, '/apis/coordination.k8s.io/v1/namespaces/a/leases/b', 1 << 20));
+ * ```
+ */
+export function readText(response: http.IncomingMessage, path: string, maxChars: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    let ended = false;
+    let body: Readable;
+    try {
+      body = responseBody(response, path);
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    body.setEncoding('utf8');
+    body.on('data', (chunk: string) => {
+      if (text.length + chunk.length > maxChars) {
+        ended = true;
+        body.destroy();
+        response.destroy();
+        reject(new ProtocolError('body-too-large', `the body of ${path} exceeds ${maxChars} characters`));
+        return;
+      }
+      text += chunk;
+    });
+    body.on('end', () => {
+      ended = true;
+      resolve(text);
     });
     body.on('error', (error: NodeJS.ErrnoException) => reject(toReadError(error, path)));
     body.on('close', () => {

@@ -1,6 +1,7 @@
 import type { KubeObject } from '../store/object';
 import { defineResource, type Resource } from '../resources/resource';
-import { configMaps, deployments, namespaces, nodes, pods, secrets, services } from '../resources/builtins';
+import { configMaps, deployments, leases, namespaces, nodes, pods, secrets, services } from '../resources/builtins';
+import { LEASE_UPDATE_STRATEGY, type UpdateStrategy } from './updateStrategy';
 
 /** The custom resource the loopback server serves beside the built-ins: `example.com/v1` Widget. */
 export interface Widget extends KubeObject {
@@ -24,6 +25,8 @@ export interface ServedResource {
   readonly verbs: readonly string[];
   /** Field selector labels besides metadata.name and metadata.namespace, read by dotted path. */
   readonly extraFieldLabels: readonly string[];
+  /** How a PUT behaves when it differs from the default (unconditional updates, no create): Leases. */
+  readonly updateStrategy?: UpdateStrategy;
 }
 
 const ALL_VERBS = ['create', 'delete', 'get', 'list', 'update', 'watch'] as const;
@@ -42,6 +45,7 @@ export const builtinResources: readonly ServedResource[] = [
   served(nodes, ['no'], ['spec.unschedulable']),
   served(deployments, ['deploy']),
   served(widgets, ['wd']),
+  { ...served(leases), updateStrategy: LEASE_UPDATE_STRATEGY },
 ];
 
 /** The served entry for a resource given in options: custom resources get no short names. */

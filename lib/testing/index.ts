@@ -26,3 +26,6 @@ export { GARBAGE_LINE } from './watchWriter';
 export { loadClientNode } from './kubeConfig';
 export { testCertificates, type TestCertificates } from './tls';
 export * from './churn';
+export { storeLeaseClient, type StoreLeaseClientOptions, type LeaseRequest, type LeaseFault, type Latency } from './storeLeaseClient';
+export { skewedScheduler, type ClockSkew } from './skewedScheduler';
+export { LEASE_UPDATE_STRATEGY, type UpdateStrategy } from './updateStrategy';

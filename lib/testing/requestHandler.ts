@@ -10,6 +10,7 @@ import { jsonOf } from './history';
 import { serveList, writeListPage, type ContinueTokens } from './listHandler';
 import { parseListQuery, queryBoolean } from './listOptions';
 import { createObject, getObject, parseObjectBody, patchObject, readBody, updateObject } from './objectHandlers';
+import { updateWithStrategy } from './updateStrategy';
 import type { RequestLogImpl, RequestRecord } from './requestLog';
 import { sendJson, sendStatus, sendText } from './respond';
 import { acceptsGzip } from './responseBody';
@@ -179,6 +180,11 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
           return answer(200, jsonOf(patched));
         }
         const object = parseObjectBody(resource, request.headers['content-type'], await readBody(request));
+        const strategy = verb === 'update' && target.subresource === undefined ? target.served.updateStrategy : undefined;
+        if (strategy !== undefined) {
+          const { entry, created } = updateWithStrategy(store, resource, target.namespace, target.name!, object, strategy);
+          return answer(created ? 201 : 200, jsonOf(entry));
+        }
         const result =
           verb === 'create'
             ? createObject(store, resource, target.namespace, object)

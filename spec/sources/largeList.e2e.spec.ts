@@ -31,8 +31,8 @@ describe.each([OLDEST_SERVER_VERSION, NEWEST_SERVER_VERSION])('a first list answ
     expect(JSON.stringify(pages.flatMap((page) => page.items)) === JSON.stringify(server.store.list(pods))).toBe(true);
   });
 
-  it.each([true, false])('syncs an informer (compression %s): Replace pages fill the new store, swapped in at the last one', async (compression) => {
-    const podInformer = informer(server.kubeConfig, pods, { compression });
+  it.each([true, false])('syncs an informer listing (compression %s): Replace pages fill the new store, swapped in at the last one', async (compression) => {
+    const podInformer = informer(server.kubeConfig, pods, { compression, streamingList: false });
     const replaces = firstValueFrom(
       podInformer.deltas$.pipe(
         filter((delta): delta is ReplaceDelta<Pod> => delta.type === 'Replace'),

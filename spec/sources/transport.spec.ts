@@ -5,7 +5,7 @@ import * as zlib from 'node:zlib';
 import type { TLSSocket } from 'node:tls';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError, NetworkError, ProtocolError, type InformerError } from '../../lib/sources/errors';
-import { inContext, kubeRequest, readBody, responseBody, toReadError } from '../../lib/sources/transport';
+import { inContext, kubeRequest, readBody, readText, responseBody, toReadError } from '../../lib/sources/transport';
 import { testCertificates } from '../../lib/testing/tls';
 import { kubeConfigFor, sendJson, startProxy, startServer, tokenForTests, type TestServer } from './support';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -365,5 +365,55 @@ describe('compression', () => {
     await server.close();
     const odd = await open((res) => res.writeHead(500, { 'content-encoding': 'br' }).end('oops'));
     expect((await readBody(odd, '/api/v1/pods')).toString()).toBe('oops');
+  });
+});
+
+describe('readText', () => {
+  let server: TestServer;
+  afterEach(async () => {
+    await server?.close();
+  });
+
+  const open = async (write: (res: ServerResponse) => void): Promise<IncomingMessage> => {
+    server = await startServer((_req, res) => write(res));
+    return kubeRequest(kubeConfigFor({ server: server.url }), { path: '/api/v1/pods', query: '', signal: new AbortController().signal });
+  };
+
+  it('keeps a multi-byte character whole when it is split across chunks', async () => {
+    const bytes = Buffer.from('{"name":"café ☸"}');
+    const split = bytes.indexOf(Buffer.from('☸')) + 1; // inside the three bytes of ☸
+    const response = await open((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(bytes.subarray(0, split));
+      setTimeout(() => res.end(bytes.subarray(split)), 20);
+    });
+    expect(await readText(response, '/api/v1/pods', 1000)).toBe('{"name":"café ☸"}');
+  });
+
+  it('fails with ProtocolError body-too-large past maxChars and drops the connection', async () => {
+    const response = await open((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('x'.repeat(600));
+      res.write('y'.repeat(600)); // never ended: only the limit can settle the read
+    });
+    const error = await failure(readText(response, '/api/v1/pods', 1000));
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).problem).toBe('body-too-large');
+    expect(response.destroyed).toBe(true);
+  });
+
+  it('fails with a NetworkError when the connection closes before the body ends', async () => {
+    const response = await open((res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"items":[');
+      setTimeout(() => res.destroy(), 20);
+    });
+    const error = await failure(readText(response, '/api/v1/pods', 1000));
+    expect(error).toBeInstanceOf(NetworkError);
+  });
+
+  it('decompresses a gzip body', async () => {
+    const response = await open((res) => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(zlib.gzipSync('{"kind":"Lease"}')));
+    expect(await readText(response, '/api/v1/pods', 1000)).toBe('{"kind":"Lease"}');
   });
 });
