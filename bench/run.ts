@@ -13,8 +13,9 @@
  *
  * Options: --quick, --reps N, --events N (throughput phase), --gc default,semi64, --merge (keep
  * the runs of the previous results file that this run does not repeat), --only a1,b (variants), --sizes 1000,10000 (populations),
- * --scenarios paged,unpaged,streaming, --write-docs, --no-docs. The full run first waits (2 min at
- * most) for the machine to settle.
+ * --scenarios paged,unpaged,streaming, --scenario-sizes 20000,130000 (the populations of the
+ * unpaged and streaming scenarios instead of the profile's, e.g. the issue's 20k/100k/130k),
+ * --write-docs, --no-docs. The full run first waits (2 min at most) for the machine to settle.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -87,7 +88,7 @@ interface Arguments {
   readonly scenarios: readonly Scenario[];
   /** Keep the runs of the previous results file that this run does not repeat. */
   readonly merge: boolean;
-  /** A run narrowed by --sizes, --only, --gc or --events writes `<profile>-partial.*` unless it merges. */
+  /** A run narrowed by --sizes, --only, --gc, --events, --scenarios or --scenario-sizes writes `<profile>-partial.*` unless it merges. */
   readonly fileName: string;
 }
 
@@ -99,7 +100,13 @@ function parseArguments(argv: readonly string[]): Arguments {
   const base = argv.includes('--quick') ? QUICK : FULL;
   const reps = valueOf('--reps');
   const events = valueOf('--events');
-  const profile: Profile = { ...base, ...(reps === undefined ? {} : { reps: Number(reps) }), ...(events === undefined ? {} : { throughputEvents: Number(events) }) };
+  const scenarioSizes = valueOf('--scenario-sizes')?.split(',').map(Number);
+  const profile: Profile = {
+    ...base,
+    ...(reps === undefined ? {} : { reps: Number(reps) }),
+    ...(events === undefined ? {} : { throughputEvents: Number(events) }),
+    ...(scenarioSizes === undefined ? {} : { unpagedSizes: scenarioSizes, streamingSizes: scenarioSizes, beyondStringLimit: undefined }),
+  };
   const only = valueOf('--only');
   const variants = only === undefined ? ALL_VARIANTS : ALL_VARIANTS.filter((v) => only.split(',').includes(v));
   const writeDocs = argv.includes('--no-docs') ? false : argv.includes('--write-docs') || profile.name === 'full';
@@ -109,7 +116,7 @@ function parseArguments(argv: readonly string[]): Arguments {
   const scenarioList = valueOf('--scenarios');
   const scenarios = scenarioList === undefined ? ALL_SCENARIOS : ALL_SCENARIOS.filter((scenario) => scenarioList.split(',').includes(scenario));
   const merge = argv.includes('--merge');
-  const narrowed = ['--sizes', '--only', '--gc', '--events', '--scenarios'].some((flag) => argv.includes(flag));
+  const narrowed = ['--sizes', '--only', '--gc', '--events', '--scenarios', '--scenario-sizes'].some((flag) => argv.includes(flag));
   const fileName = narrowed && !merge ? `${profile.name}-partial` : profile.name;
   return { profile: withGc, variants, writeDocs: writeDocs && (merge || !narrowed), sizes, scenarios, merge, fileName };
 }
