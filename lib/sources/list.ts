@@ -359,8 +359,9 @@ function toPage<T extends KubeObject>(list: unknown, path: string, kind: string,
 
 /** Throws unless `list` is an object that may be a list: no `kind`, or one ending in `List`. */
 function checkList(list: unknown, path: string): void {
+  if (Array.isArray(list)) throw new ProtocolError('not-a-list', `the list of ${path} answered a JSON array, not a list object with items`);
   const kindOf = typeof list === 'object' && list !== null ? (list as RawList).kind : undefined;
-  if (typeof list !== 'object' || list === null || Array.isArray(list) || (kindOf !== undefined && !(typeof kindOf === 'string' && kindOf.endsWith('List')))) {
+  if (typeof list !== 'object' || list === null || (kindOf !== undefined && !(typeof kindOf === 'string' && kindOf.endsWith('List')))) {
     throw new ProtocolError('not-a-list', `the list of ${path} answered a ${describeKind(list)}, not a list`);
   }
 }

@@ -269,6 +269,12 @@ describe('list$', () => {
     expect((result.error as ProtocolError).problem).toBe(problem);
   });
 
+  it('says a JSON array is not a list object with items', async () => {
+    server = await startServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('[{"metadata":{"name":"x"}}]'));
+    const result = await collect(list$(kubeConfigFor({ server: server.url }), pods));
+    expect((result.error as ProtocolError).message).toBe('the list of /api/v1/pods answered a JSON array, not a list object with items');
+  });
+
   it('accepts null items as an empty list', async () => {
     server = await startServer((_req, res) => sendJson(res, 200, { kind: 'PodList', metadata: { resourceVersion: '9' }, items: null }));
     const result = await collect(list$(kubeConfigFor({ server: server.url }), pods));
