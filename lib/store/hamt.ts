@@ -14,6 +14,19 @@ const MASK = (1 << BITS) - 1;
 /** Marks the nodes one transient created, so only that transient edits them in place. */
 type Owner = object;
 
+/**
+ * One write in progress: which nodes it may edit in place (those of `owner`; none when null) and
+ * the size of the map it leaves. A persistent write makes its own; a transient keeps one for its
+ * whole batch. So the size change travels with the map being written, never through state shared
+ * by every map in the process.
+ */
+class Edit {
+  constructor(
+    readonly owner: Owner | null,
+    public size: number,
+  ) {}
+}
+
 class Leaf<V> {
   constructor(readonly hash: number, readonly key: string, readonly value: V) {}
 }
@@ -68,9 +81,6 @@ function lookup<V>(root: Node<V> | undefined, hash: number, key: string): Leaf<V
   return undefined;
 }
 
-/** Set by `insert`/`remove` so callers learn whether the size changed without a result object. */
-let sizeDelta = 0;
-
 function arrayReplace<T>(array: readonly T[], index: number, item: T): T[] {
   const copy = array.slice();
   copy[index] = item;
@@ -101,9 +111,11 @@ function pair<V>(owner: Owner | null, shift: number, a: Leaf<V>, b: Leaf<V>): No
   return new Branch(owner, (1 << fragmentA) | (1 << fragmentB), fragmentA < fragmentB ? [a, b] : [b, a]);
 }
 
-function insert<V>(node: Node<V> | undefined, owner: Owner | null, shift: number, leaf: Leaf<V>): Node<V> {
+/** Returns the node with `leaf` in it; counts a new key in `edit.size`. */
+function insert<V>(node: Node<V> | undefined, edit: Edit, shift: number, leaf: Leaf<V>): Node<V> {
+  const owner = edit.owner;
   if (node === undefined) {
-    sizeDelta = 1;
+    edit.size++;
     return leaf;
   }
   if (node instanceof Branch) {
@@ -111,7 +123,7 @@ function insert<V>(node: Node<V> | undefined, owner: Owner | null, shift: number
     const index = popcount(node.bitmap & (bit - 1));
     const editable = owner !== null && node.owner === owner;
     if ((node.bitmap & bit) === 0) {
-      sizeDelta = 1;
+      edit.size++;
       if (editable) {
         node.children.splice(index, 0, leaf);
         node.bitmap |= bit;
@@ -120,7 +132,7 @@ function insert<V>(node: Node<V> | undefined, owner: Owner | null, shift: number
       return new Branch(owner, node.bitmap | bit, arrayInsert(node.children, index, leaf));
     }
     const child = node.children[index]!;
-    const updated = insert(child, owner, shift + BITS, leaf);
+    const updated = insert(child, edit, shift + BITS, leaf);
     if (updated === child) return node;
     if (editable) {
       node.children[index] = updated;
@@ -129,43 +141,38 @@ function insert<V>(node: Node<V> | undefined, owner: Owner | null, shift: number
     return new Branch(owner, node.bitmap, arrayReplace(node.children, index, updated));
   }
   if (node instanceof Leaf) {
-    if (node.key === leaf.key) {
-      sizeDelta = 0;
-      return node.value === leaf.value ? node : leaf;
-    }
-    sizeDelta = 1;
+    if (node.key === leaf.key) return node.value === leaf.value ? node : leaf;
+    edit.size++;
     return pair(owner, shift, node, leaf);
   }
   if (node.hash !== leaf.hash) {
-    sizeDelta = 1;
     // A collision is position-independent; push it down beside the new leaf.
     const fragmentA = (node.hash >>> shift) & MASK;
     const fragmentB = (leaf.hash >>> shift) & MASK;
-    if (fragmentA === fragmentB) return new Branch(owner, 1 << fragmentA, [insert(node, owner, shift + BITS, leaf)]);
+    if (fragmentA === fragmentB) return new Branch(owner, 1 << fragmentA, [insert(node, edit, shift + BITS, leaf)]);
+    edit.size++;
     return new Branch(owner, (1 << fragmentA) | (1 << fragmentB), fragmentA < fragmentB ? [node, leaf] : [leaf, node]);
   }
   const at = node.leaves.findIndex((l) => l.key === leaf.key);
-  if (at >= 0 && node.leaves[at]!.value === leaf.value) {
-    sizeDelta = 0;
-    return node;
-  }
-  sizeDelta = at >= 0 ? 0 : 1;
+  if (at >= 0 && node.leaves[at]!.value === leaf.value) return node;
+  if (at < 0) edit.size++;
   const leaves = at >= 0 ? arrayReplace(node.leaves, at, leaf) : [...node.leaves, leaf];
   return new Collision(owner, node.hash, leaves);
 }
 
-/** Returns the node without `key` (undefined when empty); sets `sizeDelta` to -1 when removed. */
-function remove<V>(node: Node<V> | undefined, owner: Owner | null, shift: number, hash: number, key: string): Node<V> | undefined {
+/** Returns the node without `key` (undefined when empty); counts a removal in `edit.size`. */
+function remove<V>(node: Node<V> | undefined, edit: Edit, shift: number, hash: number, key: string): Node<V> | undefined {
   if (node === undefined) return undefined;
+  const owner = edit.owner;
   if (node instanceof Leaf) {
     if (node.key !== key) return node;
-    sizeDelta = -1;
+    edit.size--;
     return undefined;
   }
   if (node instanceof Collision) {
     const at = node.hash === hash ? node.leaves.findIndex((l) => l.key === key) : -1;
     if (at < 0) return node;
-    sizeDelta = -1;
+    edit.size--;
     if (node.leaves.length === 2) return node.leaves[1 - at];
     return new Collision(owner, node.hash, arrayRemove(node.leaves, at));
   }
@@ -173,7 +180,7 @@ function remove<V>(node: Node<V> | undefined, owner: Owner | null, shift: number
   if ((node.bitmap & bit) === 0) return node;
   const index = popcount(node.bitmap & (bit - 1));
   const child = node.children[index]!;
-  const updated = remove(child, owner, shift + BITS, hash, key);
+  const updated = remove(child, edit, shift + BITS, hash, key);
   if (updated === child) return node;
   if (updated === undefined) {
     if (node.children.length === 1) return undefined;
@@ -211,11 +218,6 @@ function* leaves<V>(node: Node<V> | undefined): Generator<Leaf<V>, void, undefin
   else yield* node.leaves;
 }
 
-/** Builds a map from a root; assigned inside HamtMap so its constructor stays private. */
-let createMap: <V>(root: Node<V> | undefined, size: number) => HamtMap<V>;
-/** Reads a map's root; assigned inside HamtMap for the same reason. */
-let rootOf: <V>(map: HamtMap<V>) => Node<V> | undefined;
-
 /** An immutable map from strings to values; every write returns a new map. */
 export class HamtMap<V> implements Iterable<[string, V]> {
   private static readonly EMPTY = new HamtMap<never>(undefined, 0);
@@ -231,9 +233,9 @@ export class HamtMap<V> implements Iterable<[string, V]> {
     return HamtMap.EMPTY as HamtMap<V>;
   }
 
-  static {
-    createMap = <V>(root: Node<V> | undefined, size: number): HamtMap<V> => (size === 0 ? HamtMap.empty() : new HamtMap(root, size));
-    rootOf = <V>(map: HamtMap<V>): Node<V> | undefined => map.root;
+  /** The map over `root`; the shared empty map when there is nothing. Handed to transients to seal with. */
+  private static fromRoot<V>(root: Node<V> | undefined, size: number): HamtMap<V> {
+    return size === 0 ? HamtMap.empty() : new HamtMap(root, size);
   }
 
   /** The value under `key`, O(log32 n). */
@@ -248,15 +250,16 @@ export class HamtMap<V> implements Iterable<[string, V]> {
 
   /** A map with `key` set; this map itself when the key already holds this very value. */
   set(key: string, value: V): HamtMap<V> {
-    const root = insert(this.root, null, 0, new Leaf(hashString(key), key, value));
-    return root === this.root ? this : new HamtMap(root, this.size + sizeDelta);
+    const edit = new Edit(null, this.size);
+    const root = insert(this.root, edit, 0, new Leaf(hashString(key), key, value));
+    return root === this.root ? this : new HamtMap(root, edit.size);
   }
 
   /** A map without `key`; this map itself when the key is absent. */
   delete(key: string): HamtMap<V> {
-    sizeDelta = 0;
-    const root = remove(this.root, null, 0, hashString(key), key);
-    return root === this.root ? this : createMap(root, this.size + sizeDelta);
+    const edit = new Edit(null, this.size);
+    const root = remove(this.root, edit, 0, hashString(key), key);
+    return root === this.root ? this : HamtMap.fromRoot(root, edit.size);
   }
 
   /** Visits every entry, in hash order; faster than the iterators. */
@@ -286,61 +289,70 @@ export class HamtMap<V> implements Iterable<[string, V]> {
    * stays unchanged, and a run of writes costs one path copy per touched node, not per write.
    */
   asTransient(): TransientHamtMap<V> {
-    return new TransientHamtMap(this);
+    return new Transient(this.root, this.size, HamtMap.fromRoot);
   }
 }
 
 /** A map being built in place; call `persistent()` once to seal it into a {@link HamtMap}. */
-export class TransientHamtMap<V> {
-  private owner: Owner | null = {};
-  private root: Node<V> | undefined;
-  private count: number;
-
-  /** Starts a batch from `source` (same as `source.asTransient()`); `source` is never changed. */
-  constructor(source: HamtMap<V>) {
-    this.root = rootOf(source);
-    this.count = source.size;
-  }
-
+export interface TransientHamtMap<V> {
   /** The number of entries so far. */
-  get size(): number {
-    return this.count;
+  readonly size: number;
+  /** The value under `key` in the batch as it stands. */
+  get(key: string): V | undefined;
+  /** Whether `key` is present in the batch as it stands. */
+  has(key: string): boolean;
+  /** Sets `key` in place. */
+  set(key: string, value: V): this;
+  /** Removes `key`; true when it was present. */
+  delete(key: string): boolean;
+  /** Seals the batch. The transient refuses writes afterwards, so the result stays immutable. */
+  persistent(): HamtMap<V>;
+}
+
+class Transient<V> implements TransientHamtMap<V> {
+  /** Owns the nodes this batch created and counts its entries; one per batch, never shared. */
+  private readonly edit: Edit;
+  private sealed = false;
+
+  constructor(
+    private root: Node<V> | undefined,
+    size: number,
+    private readonly seal: (root: Node<V> | undefined, size: number) => HamtMap<V>,
+  ) {
+    this.edit = new Edit({}, size);
   }
 
-  /** The value under `key` in the batch as it stands. */
+  get size(): number {
+    return this.edit.size;
+  }
+
   get(key: string): V | undefined {
     return lookup(this.root, hashString(key), key)?.value;
   }
 
-  /** Whether `key` is present in the batch as it stands. */
   has(key: string): boolean {
     return lookup(this.root, hashString(key), key) !== undefined;
   }
 
-  /** Sets `key` in place. */
   set(key: string, value: V): this {
     this.root = insert(this.root, this.editor(), 0, new Leaf(hashString(key), key, value));
-    this.count += sizeDelta;
     return this;
   }
 
-  /** Removes `key`; true when it was present. */
   delete(key: string): boolean {
-    sizeDelta = 0;
+    const before = this.edit.size;
     this.root = remove(this.root, this.editor(), 0, hashString(key), key);
-    this.count += sizeDelta;
-    return sizeDelta !== 0;
+    return this.edit.size !== before;
   }
 
-  /** Seals the batch. The transient refuses writes afterwards, so the result stays immutable. */
   persistent(): HamtMap<V> {
     this.editor();
-    this.owner = null;
-    return createMap(this.root, this.count);
+    this.sealed = true;
+    return this.seal(this.root, this.edit.size);
   }
 
-  private editor(): Owner {
-    if (this.owner === null) throw new Error('TransientHamtMap used after persistent()');
-    return this.owner;
+  private editor(): Edit {
+    if (this.sealed) throw new Error('TransientHamtMap used after persistent()');
+    return this.edit;
   }
 }

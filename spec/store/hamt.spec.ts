@@ -1,5 +1,29 @@
 import fc from 'fast-check';
-import { HamtMap, hashString } from '../../lib/store/hamt';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import * as ts from 'typescript';
+import { HamtMap, hashString, type TransientHamtMap } from '../../lib/store/hamt';
+
+/** Top-level `let`/`var` bindings and non-readonly static fields of a module: state every importer shares. */
+function moduleLevelMutableState(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022);
+  const found: string[] = [];
+  for (const statement of source.statements) {
+    if (ts.isVariableStatement(statement) && (statement.declarationList.flags & ts.NodeFlags.Const) === 0) {
+      for (const declaration of statement.declarationList.declarations) found.push(declaration.name.getText(source));
+    }
+    if (ts.isClassDeclaration(statement)) {
+      for (const member of statement.members) {
+        const modifiers = ts.canHaveModifiers(member) ? (ts.getModifiers(member) ?? []) : [];
+        const isStatic = modifiers.some((m) => m.kind === ts.SyntaxKind.StaticKeyword);
+        const isReadonly = modifiers.some((m) => m.kind === ts.SyntaxKind.ReadonlyKeyword);
+        if (ts.isPropertyDeclaration(member) && isStatic && !isReadonly) found.push(`${statement.name?.text}.${member.name.getText(source)}`);
+        if (ts.isClassStaticBlockDeclaration(member)) found.push(`${statement.name?.text} static block`);
+      }
+    }
+  }
+  return found;
+}
 
 /** Distinct keys whose 32-bit hashes are equal, found by brute force (birthday bound ~77k). */
 function findCollidingKeys(): [string, string] {
@@ -130,6 +154,66 @@ describe('HamtMap', () => {
     expect(new Set(map.keys()).size).toBe(5000);
     expect([...map.values()].reduce((a, b) => a + b, 0)).toBe((4999 * 5000) / 2);
     expect([...map].length).toBe(5000);
+  });
+
+  describe('size bookkeeping', () => {
+    it('holds no state at module level (no top-level let or var, no writable static), so two informers never share any', () => {
+      expect(moduleLevelMutableState(path.join(__dirname, '../../lib/store/hamt.ts'))).toEqual([]);
+    });
+
+    it('keeps each size exact when transients and persistent maps from one source are written in turn', () => {
+      fc.assert(
+        fc.property(fc.array(opArb, { maxLength: 200 }), fc.array(fc.tuple(fc.nat(2), opArb), { maxLength: 300 }), (before, ops) => {
+          let source = HamtMap.empty<number>();
+          for (const op of before) source = op.kind === 'set' ? source.set(op.key, op.value) : source.delete(op.key);
+          const start = new Map(source.entries());
+          const transients: TransientHamtMap<number>[] = [source.asTransient(), source.asTransient()];
+          let persistent = source;
+          const models = [new Map(start), new Map(start), new Map(start)];
+          for (const [target, op] of ops) {
+            const model = models[target]!;
+            if (target === 2) {
+              persistent = op.kind === 'set' ? persistent.set(op.key, op.value) : persistent.delete(op.key);
+            } else if (op.kind === 'set') {
+              transients[target]!.set(op.key, op.value);
+            } else {
+              expect(transients[target]!.delete(op.key)).toBe(model.has(op.key));
+            }
+            if (op.kind === 'set') model.set(op.key, op.value);
+            else model.delete(op.key);
+            expect([transients[0]!.size, transients[1]!.size, persistent.size]).toEqual(models.map((m) => m.size));
+          }
+          const sealed = transients.map((t) => t.persistent());
+          expect(sealed.map((m) => m.size)).toEqual([models[0]!.size, models[1]!.size]);
+          expect(sealed.map((m) => toRecord(m))).toEqual([sortedMap(models[0]!), sortedMap(models[1]!)]);
+          expect(source.size).toBe(start.size);
+        }),
+        { numRuns: 200 },
+      );
+    });
+
+    it('counts a key pushed beside a collision once, and each colliding key on its own', () => {
+      const map = HamtMap.empty<string>().set(collideA, 'a').set(collideB, 'b');
+      expect(map.size).toBe(2);
+      let grown = map;
+      for (let i = 0; i < 200; i++) grown = grown.set(`n${i}`, 'n');
+      expect(grown.size).toBe(202);
+      expect(grown.set(collideA, 'a2').size).toBe(202);
+      expect(grown.delete(collideB).delete(collideB).size).toBe(201);
+      const transient = map.asTransient();
+      for (let i = 0; i < 200; i++) transient.set(`n${i}`, 'n');
+      expect(transient.size).toBe(202);
+      expect(transient.delete(collideA)).toBe(true);
+      expect(transient.delete(collideA)).toBe(false);
+      expect(transient.persistent().size).toBe(201);
+    });
+
+    it('gives the shared empty map when the last key goes, from a persistent delete or a sealed transient', () => {
+      expect(HamtMap.empty<number>().set('a', 1).delete('a')).toBe(HamtMap.empty());
+      const transient = HamtMap.empty<number>().set('a', 1).asTransient();
+      transient.delete('a');
+      expect(transient.persistent()).toBe(HamtMap.empty());
+    });
   });
 
   describe('transient', () => {
