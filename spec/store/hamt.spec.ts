@@ -58,6 +58,11 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 
 describe('HamtMap', () => {
+  it('hashes to signed 32-bit integers, which V8 stores inline in a leaf', () => {
+    fc.assert(fc.property(fc.string(), (key) => Object.is(hashString(key), hashString(key) | 0)));
+    expect(hashString('ns-1/pod-1')).toBe(hashString('ns-1/pod-1'));
+  });
+
   it('found a genuine hash collision to test with', () => {
     expect(collideA).not.toBe(collideB);
     expect(hashString(collideA)).toBe(hashString(collideB));
@@ -154,6 +159,29 @@ describe('HamtMap', () => {
     expect(new Set(map.keys()).size).toBe(5000);
     expect([...map.values()].reduce((a, b) => a + b, 0)).toBe((4999 * 5000) / 2);
     expect([...map].length).toBe(5000);
+  });
+
+  it('iterates in the order forEach visits, for any contents, collisions included', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 300 }), (ops) => {
+        let map = HamtMap.empty<number>();
+        for (const op of ops) map = op.kind === 'set' ? map.set(op.key, op.value) : map.delete(op.key);
+        const visited: [string, number][] = [];
+        map.forEach((value, key) => visited.push([key, value]));
+        expect([...map.entries()]).toEqual(visited);
+        expect([...map.keys()]).toEqual(visited.map(([key]) => key));
+        expect([...map.values()]).toEqual(visited.map(([, value]) => value));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('iterates an empty map, and a map of one entry, and stays done once done', () => {
+    expect([...HamtMap.empty<number>()]).toEqual([]);
+    expect([...HamtMap.empty<number>().set('only', 1).entries()]).toEqual([['only', 1]]);
+    const iterator = HamtMap.empty<number>().set('a', 1).set('b', 2).keys();
+    expect(iterator[Symbol.iterator]()).toBe(iterator);
+    expect([iterator.next().done, iterator.next().done, iterator.next().done, iterator.next().done]).toEqual([false, false, true, true]);
   });
 
   describe('size bookkeeping', () => {
