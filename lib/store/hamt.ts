@@ -12,12 +12,20 @@ const BITS = 5;
 const MASK = (1 << BITS) - 1;
 
 /**
- * One transient's batch of writes. Its identity marks the nodes the batch created, which only it
- * edits in place, and it counts the batch's entries, so the size travels with the map being
- * built, never through state every map in the process shares. Persistent writes have no batch
- * (null): they edit nothing in place and learn the size change from the trie itself.
+ * Where a write counts a key it adds: the map a persistent `set` builds (before anyone else sees
+ * it), or a transient's batch, which counts removals too. So the size travels with the map being
+ * built, never through state that every map in the process shares, and a write allocates nothing
+ * for it. (A persistent `delete` needs no count: its root changes exactly when the key was there.)
  */
-class Batch {
+interface SizeCount {
+  size: number;
+}
+
+/**
+ * One transient's batch of writes: its identity marks the nodes the batch created, which only it
+ * edits in place, and it counts the batch's entries. Persistent writes have none (null).
+ */
+class Batch implements SizeCount {
   constructor(public size: number) {}
 }
 
@@ -112,10 +120,10 @@ function pair<V>(owner: Owner | null, shift: number, a: Leaf<V>, b: Leaf<V>): No
   return new Branch(owner, (1 << fragmentA) | (1 << fragmentB), fragmentA < fragmentB ? [a, b] : [b, a]);
 }
 
-/** Returns the node with `leaf` in it; a batch (`owner`) counts a new key. */
-function insert<V>(node: Node<V> | undefined, owner: Owner | null, shift: number, leaf: Leaf<V>): Node<V> {
+/** Returns the node with `leaf` in it; counts a new key in `count`. */
+function insert<V>(node: Node<V> | undefined, owner: Owner | null, shift: number, leaf: Leaf<V>, count: SizeCount): Node<V> {
   if (node === undefined) {
-    if (owner !== null) owner.size++;
+    count.size++;
     return leaf;
   }
   if (node instanceof Branch) {
@@ -123,7 +131,7 @@ function insert<V>(node: Node<V> | undefined, owner: Owner | null, shift: number
     const index = popcount(node.bitmap & (bit - 1));
     const editable = owner !== null && node.owner === owner;
     if ((node.bitmap & bit) === 0) {
-      if (owner !== null) owner.size++;
+      count.size++;
       if (editable) {
         node.children.splice(index, 0, leaf);
         node.bitmap |= bit;
@@ -132,7 +140,7 @@ function insert<V>(node: Node<V> | undefined, owner: Owner | null, shift: number
       return new Branch(owner, node.bitmap | bit, arrayInsert(node.children, index, leaf));
     }
     const child = node.children[index]!;
-    const updated = insert(child, owner, shift + BITS, leaf);
+    const updated = insert(child, owner, shift + BITS, leaf, count);
     if (updated === child) return node;
     if (editable) {
       node.children[index] = updated;
@@ -142,20 +150,20 @@ function insert<V>(node: Node<V> | undefined, owner: Owner | null, shift: number
   }
   if (node instanceof Leaf) {
     if (node.key === leaf.key) return node.value === leaf.value ? node : leaf;
-    if (owner !== null) owner.size++;
+    count.size++;
     return pair(owner, shift, node, leaf);
   }
   if (node.hash !== leaf.hash) {
     // A collision is position-independent; push it down beside the new leaf.
     const fragmentA = (node.hash >>> shift) & MASK;
     const fragmentB = (leaf.hash >>> shift) & MASK;
-    if (fragmentA === fragmentB) return new Branch(owner, 1 << fragmentA, [insert(node, owner, shift + BITS, leaf)]);
-    if (owner !== null) owner.size++;
+    if (fragmentA === fragmentB) return new Branch(owner, 1 << fragmentA, [insert(node, owner, shift + BITS, leaf, count)]);
+    count.size++;
     return new Branch(owner, (1 << fragmentA) | (1 << fragmentB), fragmentA < fragmentB ? [node, leaf] : [leaf, node]);
   }
   const at = node.leaves.findIndex((l) => l.key === leaf.key);
   if (at >= 0 && node.leaves[at]!.value === leaf.value) return node;
-  if (at < 0 && owner !== null) owner.size++;
+  if (at < 0) count.size++;
   const leaves = at >= 0 ? arrayReplace(node.leaves, at, leaf) : [...node.leaves, leaf];
   return new Collision(owner, node.hash, leaves);
 }
@@ -273,8 +281,9 @@ export class HamtMap<V> implements Iterable<[string, V]> {
   private static readonly EMPTY = new HamtMap<never>(undefined, 0);
 
   private constructor(
-    private readonly root: Node<V> | undefined,
-    /** The number of entries, O(1). */
+    /** Written only by the write that builds this map, before it returns it. */
+    private root: Node<V> | undefined,
+    /** The number of entries, O(1); counted by the write that builds the map (see SizeCount). */
     readonly size: number,
   ) {}
 
@@ -300,11 +309,12 @@ export class HamtMap<V> implements Iterable<[string, V]> {
 
   /** A map with `key` set; this map itself when the key already holds this very value. */
   set(key: string, value: V): HamtMap<V> {
-    const hash = hashString(key);
-    // The lookup says whether the size grows; it also warms the path the insert then copies.
-    const present = lookup(this.root, hash, key);
-    if (present !== undefined && present.value === value) return this;
-    return new HamtMap(insert(this.root, null, 0, new Leaf(hash, key, value)), present === undefined ? this.size + 1 : this.size);
+    // The new map counts a new key itself: until it is returned, it belongs to this write alone.
+    const next = new HamtMap<V>(undefined, this.size);
+    const root = insert(this.root, null, 0, new Leaf(hashString(key), key, value), next);
+    if (root === this.root) return this;
+    next.root = root;
+    return next;
   }
 
   /** A map without `key`; this map itself when the key is absent. */
@@ -385,7 +395,8 @@ class Transient<V> implements TransientHamtMap<V> {
   }
 
   set(key: string, value: V): this {
-    this.root = insert(this.root, this.editor(), 0, new Leaf(hashString(key), key, value));
+    const batch = this.editor();
+    this.root = insert(this.root, batch, 0, new Leaf(hashString(key), key, value), batch);
     return this;
   }
 
