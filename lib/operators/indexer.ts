@@ -1,7 +1,7 @@
-import { freeze } from 'immer';
 import { defer, filter, map, type OperatorFunction } from 'rxjs';
 import type { Delta, ReplaceDelta } from '../reflector/delta';
 import type { AddChange, Change, DeleteChange, UpdateChange } from '../store/change';
+import { deepFreeze } from '../store/deepFreeze';
 import { IndexedSnapshot, type SnapshotBuilder } from '../store/indexedSnapshot';
 import { NAMESPACE_INDEX, namespaceIndex, type IndexFunc } from '../store/indexers';
 import { objectKey } from '../store/keys';
@@ -24,14 +24,13 @@ export interface IndexerConfig<T extends KubeObject = KubeObject> {
    */
   transform?: (object: T) => T;
   /**
-   * Deep-freeze every stored object with immer's `freeze(object, true)`, so an accidental
-   * mutation throws (in strict mode) instead of silently corrupting every snapshot that shares
-   * the object. Default `false`, because a new object costs about as much as parsing it: for a
-   * 4.5 KB pod on Node 22, deep freeze took ~22 µs against ~30 µs for its `JSON.parse` (best of
-   * 15 runs of 10k pods), so it weighs on the initial list and on adds. An update shared with its
+   * Deep-freeze every stored object (plain objects and arrays, with `Object.freeze`), so an
+   * accidental mutation throws (in strict mode) instead of silently corrupting every snapshot that
+   * shares the object. Default `false`, because it weighs on the initial list and on adds: a new
+   * 4.3 KB pod took ~18 µs to freeze against ~71 µs for its `JSON.parse` (immer's `freeze`, used
+   * before, ~37 µs; `bench/micro/freeze.ts`, docs/PERFORMANCE.md). An update shared with its
    * cached version (`shareUnchanged`) freezes only its changed paths, since freezing stops at
-   * subtrees already frozen: ~0–3 µs per update at 1k cached pods, against ~34 µs unshared
-   * (`bench/micro/pipeline.ts`, FREEZE=1). Objects kept across a relist are not frozen twice.
+   * subtrees already frozen: ~1 µs per update. Objects kept across a relist are not frozen twice.
    */
   freeze?: boolean;
   /**
@@ -77,9 +76,9 @@ class IndexerState<T extends KubeObject> {
     this.share = config.shareUnchanged ?? true;
     const transform = config.transform;
     const shouldFreeze = config.freeze ?? false;
-    if (transform && shouldFreeze) this.prepare = (object) => freeze(transform(object), true);
+    if (transform && shouldFreeze) this.prepare = (object) => deepFreeze(transform(object));
     else if (transform) this.prepare = transform;
-    else if (shouldFreeze) this.prepare = (object) => freeze(object, true);
+    else if (shouldFreeze) this.prepare = deepFreeze;
     else this.prepare = (object) => object;
   }
 
