@@ -1,29 +1,5 @@
 import fc from 'fast-check';
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
-import * as ts from 'typescript';
 import { HamtMap, hashString, type TransientHamtMap } from '../../lib/store/hamt';
-
-/** Top-level `let`/`var` bindings and non-readonly static fields of a module: state every importer shares. */
-function moduleLevelMutableState(file: string): string[] {
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022);
-  const found: string[] = [];
-  for (const statement of source.statements) {
-    if (ts.isVariableStatement(statement) && (statement.declarationList.flags & ts.NodeFlags.Const) === 0) {
-      for (const declaration of statement.declarationList.declarations) found.push(declaration.name.getText(source));
-    }
-    if (ts.isClassDeclaration(statement)) {
-      for (const member of statement.members) {
-        const modifiers = ts.canHaveModifiers(member) ? (ts.getModifiers(member) ?? []) : [];
-        const isStatic = modifiers.some((m) => m.kind === ts.SyntaxKind.StaticKeyword);
-        const isReadonly = modifiers.some((m) => m.kind === ts.SyntaxKind.ReadonlyKeyword);
-        if (ts.isPropertyDeclaration(member) && isStatic && !isReadonly) found.push(`${statement.name?.text}.${member.name.getText(source)}`);
-        if (ts.isClassStaticBlockDeclaration(member)) found.push(`${statement.name?.text} static block`);
-      }
-    }
-  }
-  return found;
-}
 
 /** Distinct keys whose 32-bit hashes are equal, found by brute force (birthday bound ~77k). */
 function findCollidingKeys(): [string, string] {
@@ -185,10 +161,6 @@ describe('HamtMap', () => {
   });
 
   describe('size bookkeeping', () => {
-    it('holds no state at module level (no top-level let or var, no writable static), so two informers never share any', () => {
-      expect(moduleLevelMutableState(path.join(__dirname, '../../lib/store/hamt.ts'))).toEqual([]);
-    });
-
     it('keeps each size exact when transients and persistent maps from one source are written in turn', () => {
       fc.assert(
         fc.property(fc.array(opArb, { maxLength: 200 }), fc.array(fc.tuple(fc.nat(2), opArb), { maxLength: 300 }), (before, ops) => {
