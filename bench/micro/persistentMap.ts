@@ -17,22 +17,15 @@
  * - `heap`: bytes per entry the built map holds, after a full GC;
  * - `forEach` and `entries` (a `for...of` over [key, value] pairs): ns per entry visited.
  */
-import { spawnSync } from 'node:child_process';
 import { Map as ImmutableMap } from 'immutable';
 import { HamtMap } from '../../lib/store/hamt';
 import { seededRandom } from '../../lib/testing/churn';
 import * as Adapter from './immutableHamt';
+import { bytesPerCall, ensureAllocationWindow } from './allocation';
 
 const [variant = 'ours', sizeText = '100000'] = process.argv.slice(2);
 const size = Number(sizeText);
-/** Young generation for the allocation window: large enough that a window of writes never triggers a scavenge. */
-const SEMI_SPACE_MIB = 128;
-
-const NEEDED_FLAGS = ['--expose-gc', `--max-semi-space-size=${SEMI_SPACE_MIB}`, `--min-semi-space-size=${SEMI_SPACE_MIB}`];
-if (!NEEDED_FLAGS.every((flag) => process.execArgv.includes(flag))) {
-  const child = spawnSync(process.execPath, [...NEEDED_FLAGS, ...process.execArgv, __filename, ...process.argv.slice(2)], { stdio: 'inherit' });
-  process.exit(child.status ?? 1);
-}
+ensureAllocationWindow();
 
 type Value = { readonly value: number };
 
@@ -103,11 +96,6 @@ let sink = 0;
 /** The last map a write returned: stored here, each new map escapes, as it does in the snapshot, so no allocation is optimized away. */
 let latest: unknown;
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 /**
  * Runs `round` (which returns how many items it did) ROUNDS times after a warm-up; the least CPU
  * ns per item of the rounds (all threads; on a shared machine time spent waiting for a core is not
@@ -123,21 +111,6 @@ function nsPerItem(round: () => number): number {
     samples.push(((used.user + used.system) * 1000) / items);
   }
   return Math.min(...samples);
-}
-
-/** Bytes allocated per call of `write`, in a window short enough for the young generation to hold it all. */
-function bytesPerWrite(write: (i: number) => void, calls: number): number {
-  const samples: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    global.gc!();
-    const before = process.memoryUsage().heapUsed;
-    for (let i = 0; i < calls; i++) write(i);
-    const allocated = process.memoryUsage().heapUsed - before;
-    // A scavenge inside the window would show as a smaller, even negative, figure: say so rather than report it.
-    if (allocated <= 0) throw new Error('a garbage collection ran inside the allocation window; raise SEMI_SPACE_MIB');
-    samples.push(allocated / calls);
-  }
-  return median(samples);
 }
 
 function heapPerEntry<M>(subject: Subject<M>): number {
@@ -170,7 +143,7 @@ function run<M>(subject: Subject<M>): void {
       for (let i = 0; i < writes; i++) latest = write(i);
       return writes;
     });
-    const bytes = bytesPerWrite((i) => void (latest = write(i)), window);
+    const bytes = bytesPerCall((i) => void (latest = write(i)), window);
     print(`${name}: ${ns.toFixed(0)} ns/op, ${bytes.toFixed(0)} B/op`);
   };
   writeRow('update', (i) => subject.set(base, keys[order[i]!]!, replacement));

@@ -5,12 +5,7 @@
  *
  *   node -r ts-node/register/transpile-only -r ./bench/micro/useImmutableMap.ts bench/micro/pipeline.ts b 100000 100000
  */
-import Module from 'node:module';
+import { substituteHamt } from './immutableHamtModule';
 
-const target = require.resolve('../../lib/store/hamt');
-const substitute = new Module(target, module);
-substitute.filename = target;
-substitute.exports = require('./immutableHamt') as unknown;
-substitute.loaded = true;
-require.cache[target] = substitute;
+substituteHamt();
 process.stderr.write('lib/store/hamt is immutable.Map (bench/micro/useImmutableMap.ts)\n');
