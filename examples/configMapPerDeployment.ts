@@ -32,7 +32,7 @@ import {
   type Logger,
   type Snapshot,
 } from '../lib';
-import { KubeApiError, kubeJson } from './kubeApi';
+import { aborted, KubeApiError, kubeJson } from './kubeApi';
 
 /** Options of {@link main}. */
 export interface ConfigMapControllerOptions {
@@ -207,12 +207,6 @@ class KeyedSerializer {
     });
     return next;
   }
-}
-
-function aborted(signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return new Promise<void>(() => undefined);
-  if (signal.aborted) return Promise.resolve();
-  return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 if (require.main === module) {

@@ -73,3 +73,10 @@ function statusMessage(body: unknown): string {
   const message = typeof body === 'object' && body !== null ? (body as { message?: unknown }).message : undefined;
   return typeof message === 'string' ? `: ${message}` : '';
 }
+
+/** Resolves when `signal` aborts (at once if it has); never without a signal. Examples run until then. */
+export function aborted(signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return new Promise<void>(() => undefined);
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}

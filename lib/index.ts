@@ -15,18 +15,18 @@ export type {
   GroupVersionResource,
   ListSelectors,
 } from './factory/factory';
-export { waitForSync, SyncTimeoutError } from './informer/waitForSync';
+export { waitForSync, SyncTimeoutError, InformerStoppedError } from './informer/waitForSync';
 export type { WaitForSyncOptions, UnsyncedInformer, SyncedSnapshots } from './informer/waitForSync';
 
 // Resources.
 export { resourcePath, apiVersionOf, defineResource } from './resources/resource';
-export type { Resource, ResourceScope } from './resources/resource';
-export { pods, configMaps, secrets, services, namespaces, nodes, deployments } from './resources/builtins';
-export type { Pod, ConfigMap, Secret, Namespace, Service, Node, Deployment } from './resources/builtins';
+export type { Resource, ResourceScope, WireObject, WireJson } from './resources/resource';
+// Every built-in resource (pods, deployments, ...) and its object type (Pod, Deployment, ...).
+export * from './resources/builtins';
 
 // The delta stream, health and logging.
 export type { Delta, DeltaType, ReplaceDelta, AddedDelta, UpdatedDelta, DeletedDelta, BookmarkDelta } from './reflector/delta';
-export type { Health, ReflectorPhase } from './reflector/health';
+export type { Health, ReflectorPhase, InformerHealth, CacheHealth } from './reflector/health';
 export { silentLogger } from './logger';
 export type { Logger } from './logger';
 
@@ -45,10 +45,12 @@ export {
   ProtocolError,
   ConfigError,
   IdleTimeoutError,
+  RejectedObjectError,
+  isBadRequest,
   isExpired,
   isTooLargeResourceVersion,
 } from './sources/errors';
-export type { Status, InformerErrorKind, ProtocolProblem, ConfigProblem } from './sources/errors';
+export type { Status, InformerErrorKind, ProtocolProblem, ConfigProblem, RejectionStage, RejectionOutcome } from './sources/errors';
 
 // Operators.
 export { reflect, INITIAL_EVENTS_END_ANNOTATION } from './reflector/reflect';
@@ -61,8 +63,8 @@ export { indexer } from './operators/indexer';
 export type { IndexerConfig } from './operators/indexer';
 export { handle } from './handlers/handle';
 export type { ResourceHandlers, HandleOptions, HandlerEvent } from './handlers/handle';
-export { HandlerQueueOverflowError } from './handlers/handlerQueue';
-export type { HandlerNotification, AddNotification, UpdateNotification, DeleteNotification } from './handlers/handlerQueue';
+export { HandlerQueueOverflowError } from './handlers/notifications';
+export type { HandlerNotification, AddNotification, UpdateNotification, DeleteNotification } from './handlers/notifications';
 export { resync, MINIMUM_RESYNC_PERIOD_MS } from './handlers/resync';
 export type { ResyncConfig, ResyncTick } from './handlers/resync';
 export { ofType } from './operators/ofType';
@@ -70,6 +72,24 @@ export { inNamespace } from './operators/inNamespace';
 export { matchLabels } from './operators/matchLabels';
 export { changedGeneration } from './operators/changedGeneration';
 export { changedAt } from './operators/changedAt';
+
+// Controllers: a rate-limited work queue.
+export { reconcile } from './workqueue/reconcile';
+export type { ReconcileOptions, ReconcileContext, ReconcileEvent, Reconciler, QueueStats } from './workqueue/reconcile';
+export { requeueAfter } from './workqueue/reconcileResult';
+export type { ReconcileResult, ReconcileOutcome } from './workqueue/reconcileResult';
+export { changedKeys } from './workqueue/changedKeys';
+export type { ChangedKeysOptions } from './workqueue/changedKeys';
+export { defaultRetryRateLimit } from './workqueue/rateLimiter';
+export type { RetryRateLimit } from './workqueue/rateLimiter';
+
+// Controllers: leader election on a Lease.
+export { leaderElection, leaderElectionFrom } from './leaderElection/leaderElection';
+export type { LeaderState, LeaderElectionOptions } from './leaderElection/leaderElection';
+export { whileLeader } from './leaderElection/whileLeader';
+export { kubeLeaseClient } from './leaderElection/leaseClient';
+export type { LeaseClient } from './leaderElection/leaseClient';
+export { JITTER_FACTOR } from './leaderElection/electionConfig';
 
 // The store.
 export type { Snapshot, ListQuery } from './store/snapshot';

@@ -23,7 +23,7 @@ export interface SoakConfig {
   readonly namespaces: number;
   /** Churn rate while a fault plays out (1 create : 8 updates : 1 delete). */
   readonly mutationsPerSecond: number;
-  /** Realistic ~4.4 KB pods (true) or ~1.3 KB ones. */
+  /** Realistic ~4.4 KB pods (true) or ~1.5 KB ones. */
   readonly managedFields: boolean;
   readonly watchTimeoutSeconds: number;
   readonly bookmarkIntervalMs: number;

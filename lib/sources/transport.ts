@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import { constants as bufferConstants } from 'node:buffer';
 import { ConfigError, NetworkError, ProtocolError } from './errors';
 
@@ -14,7 +14,7 @@ const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
  * Node version the user's client-node runs on.
  */
 
-/** One GET request to the API server. */
+/** One request to the API server: a GET unless `method` says otherwise. */
 export interface KubeRequest {
   /** The URL path below the cluster's server URL (`/api/v1/namespaces/a/pods`). */
   readonly path: string;
@@ -22,17 +22,24 @@ export interface KubeRequest {
   readonly query: string;
   /** Aborting it destroys the request and its response. */
   readonly signal: AbortSignal;
+  /** Default 'GET'. The writes (the Lease client's) send a `body`. */
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** The request body, sent with a Content-Length. */
+  readonly body?: string;
+  /** Headers added to (or replacing) the defaults, e.g. `Content-Type` for a body. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** What a kubeconfig resolves to for one request: the server URL without credentials. */
-interface Target {
+export interface Target {
   readonly url: URL;
   readonly secure: boolean;
 }
 
 /**
- * Opens a GET request and resolves with the response as soon as its headers arrive; the body is
- * left unread for the caller to stream (and so to apply backpressure).
+ * Opens a request (a GET unless `request.method` says otherwise) and resolves with the response as
+ * soon as its headers arrive; the body is left unread for the caller to stream (and so to apply
+ * backpressure).
  *
  * Credentials are applied per request, so rotating exec and OIDC tokens are picked up. Failures
  * reject with typed errors: `ConfigError` for an unusable kubeconfig, `NetworkError` when no
@@ -47,12 +54,13 @@ interface Target {
  */
 export async function kubeRequest(kubeConfig: KubeConfig, request: KubeRequest): Promise<http.IncomingMessage> {
   const target = resolveTarget(kubeConfig);
+  const method = request.method ?? 'GET';
   const options: https.RequestOptions = {
-    method: 'GET',
-    headers: { Accept: 'application/json', 'User-Agent': 'rx-informer' },
+    method,
+    headers: { Accept: 'application/json', 'User-Agent': 'rx-informer', ...request.headers },
   };
   await applyCredentials(kubeConfig, options, target);
-  if (request.signal.aborted) throw new NetworkError(`GET ${request.path} aborted`, 'ABORT_ERR');
+  if (request.signal.aborted) throw new NetworkError(`${method} ${request.path} aborted`, 'ABORT_ERR');
 
   const base = target.url.pathname.endsWith('/') ? target.url.pathname.slice(0, -1) : target.url.pathname;
   options.hostname = unbracket(target.url.hostname);
@@ -64,8 +72,8 @@ export async function kubeRequest(kubeConfig: KubeConfig, request: KubeRequest):
     const onResponse = (response: http.IncomingMessage): void => resolve(response);
     const outgoing = target.secure ? https.request(options, onResponse) : http.request(options, onResponse);
     // Errors after the response arrived belong to the response's reader; before, they reject.
-    outgoing.on('error', (error: NodeJS.ErrnoException) => reject(toNetworkError(error, request.path)));
-    outgoing.end();
+    outgoing.on('error', (error: NodeJS.ErrnoException) => reject(toNetworkError(error, request.path, method)));
+    outgoing.end(request.body);
   });
 }
 
@@ -97,11 +105,12 @@ export function inContext(kubeConfig: KubeConfig, contextName: string): KubeConf
  * request.on('error', (error) => subscriber.error(toNetworkError(error, '/api/v1/pods'))); // code 'ECONNREFUSED' ...
  * ```
  */
-export function toNetworkError(error: NodeJS.ErrnoException, path: string): NetworkError {
-  return new NetworkError(`GET ${path} failed: ${error.message}`, error.code, { cause: error });
+export function toNetworkError(error: NodeJS.ErrnoException, path: string, method = 'GET'): NetworkError {
+  return new NetworkError(`${method} ${path} failed: ${error.message}`, error.code, { cause: error });
 }
 
-function resolveTarget(kubeConfig: KubeConfig): Target {
+/** The kubeconfig's server, checked (`informer()` calls it up front too). @throws ConfigError */
+export function resolveTarget(kubeConfig: KubeConfig): Target {
   const contextName = kubeConfig.getCurrentContext();
   if (contextName === undefined || contextName === null || contextName === '') {
     throw new ConfigError('no-current-context', 'the kubeconfig has no current context');

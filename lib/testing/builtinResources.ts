@@ -1,6 +1,7 @@
 import type { KubeObject } from '../store/object';
 import { defineResource, type Resource } from '../resources/resource';
-import { configMaps, deployments, namespaces, nodes, pods, secrets, services } from '../resources/builtins';
+import { configMaps, deployments, leases, namespaces, nodes, pods, secrets, services } from '../resources/builtins';
+import { LEASE_UPDATE_STRATEGY, type UpdateStrategy } from './updateStrategy';
 
 /** The custom resource the loopback server serves beside the built-ins: `example.com/v1` Widget. */
 export interface Widget extends KubeObject {
@@ -24,6 +25,8 @@ export interface ServedResource {
   readonly verbs: readonly string[];
   /** Field selector labels besides metadata.name and metadata.namespace, read by dotted path. */
   readonly extraFieldLabels: readonly string[];
+  /** How a PUT behaves when it differs from the default (unconditional updates, no create): Leases. */
+  readonly updateStrategy?: UpdateStrategy;
 }
 
 const ALL_VERBS = ['create', 'delete', 'get', 'list', 'update', 'watch'] as const;
@@ -42,12 +45,26 @@ export const builtinResources: readonly ServedResource[] = [
   served(nodes, ['no'], ['spec.unschedulable']),
   served(deployments, ['deploy']),
   served(widgets, ['wd']),
+  { ...served(leases), updateStrategy: LEASE_UPDATE_STRATEGY },
 ];
 
 /** The served entry for a resource given in options: custom resources get no short names. */
 export function servedResourceOf(resource: Resource<KubeObject>): ServedResource {
   return served(resource);
 }
+
+/**
+ * Whether the API server would serve `resource` from a CustomResourceDefinition (apiextensions)
+ * rather than built in: by its group, since the built-in kinds live in the core group, the few
+ * unsuffixed groups below, and groups ending in `.k8s.io`, which custom resources do not use.
+ * It decides what custom resources answer differently (patch types, table columns).
+ */
+export function isCustomResource(resource: Resource<KubeObject>): boolean {
+  const group = resource.group;
+  return group !== '' && !BUILTIN_GROUPS.has(group) && !group.endsWith('.k8s.io');
+}
+
+const BUILTIN_GROUPS: ReadonlySet<string> = new Set(['apps', 'batch', 'autoscaling', 'policy', 'extensions']);
 
 /** The store's bucket id of a resource: one version per group and plural, as the API server stores it. */
 export function resourceId(resource: Resource<KubeObject>): string {

@@ -155,6 +155,7 @@ async function run(options: CliOptions): Promise<void> {
     host: options.host,
     port: options.port,
     tls: options.tls,
+    serverVersion: options.serverVersion,
     ...(options.token === undefined ? {} : { token: options.token }),
   });
   running.server = server;
@@ -172,7 +173,7 @@ async function run(options: CliOptions): Promise<void> {
   churn.populate();
   churn.start();
   if (options.kubeconfigOut !== undefined) writeFileSync(options.kubeconfigOut, server.kubeConfig.exportConfig(), { mode: 0o600 });
-  console.log(`rx-informer-apiserver listening on ${server.url}`);
+  console.log(`rx-informer-apiserver listening on ${server.url} (Kubernetes ${server.profile.version})`);
   console.log(`${options.pods} pods in ${options.namespaces} namespace${options.namespaces === 1 ? '' : 's'}, churn ${options.churn}/s (seed ${options.seed})`);
   if (options.kubeconfigOut !== undefined) console.log(`kubeconfig written: kubectl --kubeconfig ${options.kubeconfigOut} get pods -A`);
 

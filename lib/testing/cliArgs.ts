@@ -3,6 +3,7 @@
  * tested without starting anything.
  */
 import { argvParser, CHURN_FLAG_RANGES } from './argv';
+import { isServerVersion, NEWEST_SERVER_VERSION, SERVER_VERSIONS, type ServerVersion } from './serverVersion';
 
 /** What the command was asked to do, every default filled in. */
 export interface CliOptions {
@@ -22,7 +23,7 @@ export interface CliOptions {
   readonly churn: number;
   /** Seed of the churn generator. Default 1. */
   readonly seed: number;
-  /** Give pods managedFields (~4.4 KB pods). Default true; `--no-managed-fields` for ~1.3 KB. */
+  /** Give pods managedFields (~4.4 KB pods). Default true; `--no-managed-fields` for ~1.5 KB. */
   readonly managedFields: boolean;
   /** Write a kubeconfig for the server to this file. */
   readonly kubeconfigOut: string | undefined;
@@ -30,6 +31,8 @@ export interface CliOptions {
   readonly watch: boolean;
   /** Stop cleanly after this many seconds. Default: run until SIGINT/SIGTERM. */
   readonly durationSeconds: number | undefined;
+  /** The Kubernetes version to answer like. Default: the newest modelled. */
+  readonly serverVersion: ServerVersion;
 }
 
 /** The parse result: run with options, or print the help. */
@@ -57,10 +60,11 @@ Options:
   --namespaces N        namespaces ns-0 ... ns-(N-1) the pods spread over (default 10)
   --churn R             mutations per second, split 1:8:1 create:update:delete (default 0)
   --seed S              seed of the churn generator (default 1)
-  --no-managed-fields   smaller pods (~1.3 KB instead of ~4.4 KB of JSON)
+  --no-managed-fields   smaller pods (~1.5 KB instead of ~4.4 KB of JSON)
   --kubeconfig-out FILE write a kubeconfig pointing at the server (for kubectl and other tools)
   --watch               watch pods in process and print a summary line every second
   --duration SECONDS    stop cleanly after this many seconds (default: until Ctrl-C)
+  --server-version V    answer like Kubernetes V, ${SERVER_VERSIONS[0]} to ${NEWEST_SERVER_VERSION} (default ${NEWEST_SERVER_VERSION})
   --help                show this help
 `;
 
@@ -77,10 +81,11 @@ const DEFAULTS: CliOptions = {
   kubeconfigOut: undefined,
   watch: false,
   durationSeconds: undefined,
+  serverVersion: NEWEST_SERVER_VERSION,
 };
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-const VALUE_FLAGS = ['port', 'host', 'token', 'pods', 'namespaces', 'churn', 'seed', 'kubeconfig-out', 'duration'] as const;
+const VALUE_FLAGS = ['port', 'host', 'token', 'pods', 'namespaces', 'churn', 'seed', 'kubeconfig-out', 'duration', 'server-version'] as const;
 type ValueFlag = (typeof VALUE_FLAGS)[number];
 const args = argvParser({ switches: ['tls', 'watch', 'help', 'no-managed-fields'], valueFlags: VALUE_FLAGS, error: CliArgsError });
 
@@ -109,6 +114,10 @@ function assign(options: Mutable<CliOptions>, flag: ValueFlag, value: string): v
       return;
     case 'duration':
       options.durationSeconds = args.number(flag, value, { integer: false, min: 0 });
+      return;
+    case 'server-version':
+      if (!isServerVersion(value)) throw new CliArgsError(`--server-version expects one of ${SERVER_VERSIONS.join(', ')}, got "${value}"`);
+      options.serverVersion = value;
       return;
   }
 }

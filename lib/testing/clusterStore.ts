@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { SchedulerLike } from 'rxjs';
 import type { KubeObject, ObjectMeta } from '../store/object';
 import { apiVersionOf, type Resource } from '../resources/resource';
 import { resourceId } from './builtinResources';
-import { EventHistory, storedObject, type ChangeType, type StoreEvent, type StoredObject } from './history';
+import { EventHistory, type WatchCacheLimits } from './eventHistory';
+import { storedObject, type ChangeType, type StoreEvent, type StoredObject } from './history';
 import { alreadyExists, ApiStatusError, conflict, invalid, notFound, requiredField } from './status';
 
 /**
@@ -25,8 +27,35 @@ export interface ClusterStore {
   list<T extends KubeObject>(resource: Resource<T>, namespace?: string): T[];
   /** The current counter. */
   readonly resourceVersion: string;
-  /** Forgets all watch history up to now: a watch from an older resourceVersion gets 410. */
-  compact(): void;
+  /**
+   * Compacts "etcd" at the current resourceVersion: an Exact list or a continue token from before
+   * it gets 410. The watch cache's history goes too (a watch from before it gets 410 as well),
+   * unless `keepWatchCache`: a real compaction leaves the watch cache alone.
+   */
+  compact(options?: CompactOptions): void;
+  /**
+   * Empties the watch cache's history, as an API server restart does: a watch from an older
+   * resourceVersion gets 410, while an Exact list there is still served from etcd's history.
+   */
+  resetWatchCache(): void;
+}
+
+/** How {@link ClusterStore.compact} compacts. */
+export interface CompactOptions {
+  /** Leave the watch cache's history as it is (what etcd's compaction does); default false. */
+  readonly keepWatchCache?: boolean;
+}
+
+/** How much history a store keeps (the loopback server's `historyLimit` and watch cache options). */
+export interface HistoryLimits {
+  /** Events kept per resource for etcd's history and the watch cache alike (a memory bound); default 10 000. */
+  readonly historyLimit?: number;
+  /** Events the watch cache keeps per resource; default (and at most) `historyLimit`. */
+  readonly watchCacheCapacity?: number;
+  /** Events older than this leave the watch cache as new ones arrive; default: no time bound. */
+  readonly watchCacheWindowMs?: number;
+  /** The clock of that window; default `Date.now`. */
+  readonly now?: () => number;
 }
 
 /** Called synchronously for each change of a resource, in resourceVersion order. */
@@ -38,8 +67,8 @@ class Bucket {
   readonly history: EventHistory;
   private sorted: string[] | undefined;
 
-  constructor(historyLimit: number, startRv: number) {
-    this.history = new EventHistory(historyLimit, startRv);
+  constructor(historyLimit: number, watchCache: WatchCacheLimits, cacheStartRv: number) {
+    this.history = new EventHistory(historyLimit, watchCache, cacheStartRv);
   }
 
   /** Keys in etcd order; recomputed only after the key set changes, so updates keep it. */
@@ -87,10 +116,24 @@ function specChanged(before: KubeObject, after: KubeObject): boolean {
 /** The store behind a loopback server: the public {@link ClusterStore} plus what handlers need. */
 export class ClusterStoreImpl implements ClusterStore {
   private readonly buckets = new Map<string, Bucket>();
+  /** Requests waiting for the counter to reach a resourceVersion; checked on each change. */
+  private readonly rvWaiters = new Set<() => void>();
   private rv = 1;
+  /** etcd's compaction point: the state at an older resourceVersion is gone. */
   private compactedRv = 1;
+  /** Where the watch cache of a resource first touched from now on starts (the last restart). */
+  private watchCacheStartRv = 1;
+  private readonly historyLimit: number;
+  private readonly watchCache: WatchCacheLimits;
 
-  constructor(private readonly historyLimit: number = 10_000) {}
+  constructor(limits: HistoryLimits = {}) {
+    this.historyLimit = limits.historyLimit ?? 10_000;
+    this.watchCache = {
+      capacity: Math.min(limits.watchCacheCapacity ?? this.historyLimit, this.historyLimit),
+      windowMs: limits.watchCacheWindowMs,
+      now: limits.now ?? Date.now,
+    };
+  }
 
   get resourceVersion(): string {
     return String(this.rv);
@@ -105,7 +148,7 @@ export class ClusterStoreImpl implements ClusterStore {
     const id = resourceId(resource);
     let bucket = this.buckets.get(id);
     if (bucket === undefined) {
-      bucket = new Bucket(this.historyLimit, this.compactedRv);
+      bucket = new Bucket(this.historyLimit, this.watchCache, this.watchCacheStartRv);
       this.buckets.set(id, bucket);
     }
     return bucket;
@@ -249,9 +292,50 @@ export class ClusterStoreImpl implements ClusterStore {
     return out;
   }
 
-  compact(): void {
-    this.compactedRv = this.rv;
-    for (const bucket of this.buckets.values()) bucket.history.compact(this.rv);
+  compact(options: CompactOptions = {}): void {
+    this.compactTo(this.rv, options.keepWatchCache ?? false);
+  }
+
+  /** Compacts etcd at `rv` (at most the current one); see {@link compact}. */
+  compactTo(rv: number, keepWatchCache: boolean): void {
+    this.compactedRv = Math.max(this.compactedRv, Math.min(rv, this.rv));
+    if (keepWatchCache) return;
+    this.watchCacheStartRv = this.rv;
+    for (const bucket of this.buckets.values()) bucket.history.forgetAll(this.rv);
+  }
+
+  resetWatchCache(): void {
+    this.watchCacheStartRv = this.rv;
+    for (const bucket of this.buckets.values()) bucket.history.resetWatchCache(this.rv);
+  }
+
+  /** Whether etcd still holds the revision `rv` (it is not older than the last compaction). */
+  etcdHas(rv: number): boolean {
+    return rv >= this.compactedRv;
+  }
+
+  /**
+   * Resolves true as soon as the counter reaches `rv`, or false once `timeoutMs` has passed on
+   * `scheduler` or `signal` aborted (a client that went away).
+   */
+  waitForRv(rv: number, timeoutMs: number, scheduler: SchedulerLike, signal: AbortSignal): Promise<boolean> {
+    if (this.rv >= rv) return Promise.resolve(true);
+    if (timeoutMs <= 0 || signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const settle = (reached: boolean): void => {
+        this.rvWaiters.delete(check);
+        timer.unsubscribe();
+        signal.removeEventListener('abort', abort);
+        resolve(reached);
+      };
+      const check = (): void => {
+        if (this.rv >= rv) settle(true);
+      };
+      const abort = (): void => settle(false);
+      const timer = scheduler.schedule(() => settle(false), timeoutMs);
+      signal.addEventListener('abort', abort);
+      this.rvWaiters.add(check);
+    });
   }
 
   /** Registers a listener for a resource's changes; returns its removal. */
@@ -261,24 +345,26 @@ export class ClusterStoreImpl implements ClusterStore {
     return () => bucket.listeners.delete(listener);
   }
 
-  /** Events of a resource after `rv`, or undefined when history no longer reaches back that far. */
-  eventsSince(resource: Resource<KubeObject>, rv: number): StoreEvent[] | undefined {
-    return this.bucket(resource).history.since(rv);
+  /** The watch cache's events of a resource after `rv`, or undefined when `rv` is before its window. */
+  watchCacheSince(resource: Resource<KubeObject>, rv: number): StoreEvent[] | undefined {
+    return this.bucket(resource).history.watchCacheSince(rv);
   }
 
-  /** The rv after which a resource's history is complete. */
-  historyStartRv(resource: Resource<KubeObject>): number {
-    return this.bucket(resource).history.startRv;
+  /** The `(Y)` of "too old resource version: X (Y)" for a resource's watch cache. */
+  watchCacheOldestRv(resource: Resource<KubeObject>): number {
+    return this.bucket(resource).history.watchCacheOldestRv;
   }
 
   /**
-   * The resource's objects as they were at `rv`, in key order, or undefined when history no longer
-   * reaches back that far. Past states are rebuilt by undoing the events after `rv`.
+   * The resource's objects as they were at `rv`, in key order, as etcd has them: undefined when
+   * `rv` is older than etcd's compaction or than the history kept. Past states are rebuilt by
+   * undoing the events after `rv`.
    */
   objectsAt(resource: Resource<KubeObject>, rv: number): StoredObject[] | undefined {
     const bucket = this.bucket(resource);
     const current = (): StoredObject[] => bucket.sortedKeys().map((key) => bucket.objects.get(key)!);
     if (rv >= this.rv) return current();
+    if (!this.etcdHas(rv)) return undefined;
     const events = bucket.history.since(rv);
     if (events === undefined) return undefined;
     if (events.length === 0) return current();
@@ -306,10 +392,11 @@ export class ClusterStoreImpl implements ClusterStore {
     const event: StoreEvent = { rv, type, namespace, object, prev, stampedPrev: undefined };
     bucket.history.push(event);
     for (const listener of bucket.listeners) listener(event);
+    if (this.rvWaiters.size > 0) for (const check of [...this.rvWaiters]) check();
   }
 }
 
 /** A fresh, empty store (the server makes its own; this is for tests of code that only needs a store). */
-export function createClusterStore(options: { historyLimit?: number } = {}): ClusterStore {
-  return new ClusterStoreImpl(options.historyLimit);
+export function createClusterStore(options: HistoryLimits = {}): ClusterStore {
+  return new ClusterStoreImpl(options);
 }

@@ -7,7 +7,10 @@
 
 /** What a continue token carries. */
 export interface ContinueToken {
-  /** The resourceVersion of the first page: every page is served at it. */
+  /**
+   * The resourceVersion of the first page: every page is served at it. -1 (the token of a
+   * compacted continue's 410) continues at the latest resourceVersion.
+   */
   readonly rv: number;
   /** Resume at the first key not less than this. */
   readonly start: string;
@@ -22,6 +25,9 @@ export class InvalidContinueTokenError extends Error {
     this.name = 'InvalidContinueTokenError';
   }
 }
+
+/** The rv of a token that continues at the latest resourceVersion (`storage/continue.go`). */
+export const LATEST = -1;
 
 /** Encodes a token. */
 export function encodeContinueToken(token: ContinueToken): string {
@@ -43,7 +49,7 @@ export function decodeContinueToken(text: string): ContinueToken {
   if (typeof parsed !== 'object' || parsed === null) throw new InvalidContinueTokenError('not a JSON object');
   const { v, rv, start, iat, gen } = parsed as Record<string, unknown>;
   if (v !== 'meta.k8s.io/v1') throw new InvalidContinueTokenError(`got invalid version ${JSON.stringify(v)}`);
-  if (typeof rv !== 'number' || !Number.isSafeInteger(rv) || rv <= 0) {
+  if (typeof rv !== 'number' || !Number.isSafeInteger(rv) || (rv <= 0 && rv !== LATEST)) {
     throw new InvalidContinueTokenError('incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
   }
   if (typeof start !== 'string' || start === '') throw new InvalidContinueTokenError('encoded start key empty');

@@ -6,21 +6,6 @@ import type { ServedResource } from './builtinResources';
  * from aggregated discovery to `/api/v1` and `/apis/G/V`.
  */
 
-/** `/version`: kubectl's dispatcher picks its binary from major/minor. */
-export function versionDocument(): unknown {
-  return {
-    major: '1',
-    minor: '32',
-    gitVersion: 'v1.32.0-rx-informer-loopback',
-    gitCommit: '0000000000000000000000000000000000000000',
-    gitTreeState: 'clean',
-    buildDate: '2026-01-01T00:00:00Z',
-    goVersion: 'go1.23.0',
-    compiler: 'gc',
-    platform: 'linux/amd64',
-  };
-}
-
 function groupVersion(group: string, version: string): string {
   return group === '' ? version : `${group}/${version}`;
 }

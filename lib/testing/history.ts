@@ -2,8 +2,8 @@ import type { KubeObject } from '../store/object';
 import { stringifyWithBase, type JsonSpans } from './wireJson';
 
 /**
- * The loopback server's watch history: a bounded ring of change events per resource, looked up by
- * resourceVersion in O(log n), like the API server's watch cache.
+ * What the loopback server stores and streams: objects with their wire JSON, and change events
+ * (kept per resource by `eventHistory.ts`) with the watch lines they become.
  *
  * Stored objects are immutable, so each version is serialized at most once; lists, GETs and every
  * watcher's event lines share that text, and writers copy it straight into their socket chunks.
@@ -102,69 +102,4 @@ export function eventLine(event: StoreEvent, as: ChangeType | 'DELETED_PREV'): W
     event.stampedPrev = JSON.stringify({ ...prev, metadata: { ...prev.metadata, resourceVersion: String(event.rv) } });
   }
   return objectLine('DELETED', event.stampedPrev);
-}
-
-/** A ring of the last `capacity` events of one resource. */
-export class EventHistory {
-  private readonly ring: (StoreEvent | undefined)[];
-  private head = 0;
-  private size = 0;
-  /** Every event with rv > startRv is still here; a watch from an older rv must get 410. */
-  private start: number;
-
-  constructor(
-    private readonly capacity: number,
-    startRv: number,
-  ) {
-    this.ring = new Array<StoreEvent | undefined>(Math.max(1, capacity));
-    this.start = startRv;
-  }
-
-  /** The rv after which history is complete (the `(Y)` of "too old resource version: X (Y)"). */
-  get startRv(): number {
-    return this.start;
-  }
-
-  push(event: StoreEvent): void {
-    if (this.capacity <= 0) {
-      this.start = event.rv;
-      return;
-    }
-    if (this.size === this.capacity) {
-      const evicted = this.ring[this.head]!;
-      this.start = evicted.rv;
-      this.ring[this.head] = event;
-      this.head = (this.head + 1) % this.capacity;
-      return;
-    }
-    this.ring[(this.head + this.size) % this.capacity] = event;
-    this.size++;
-  }
-
-  /** Forgets everything up to `rv`. */
-  compact(rv: number): void {
-    this.ring.fill(undefined);
-    this.head = 0;
-    this.size = 0;
-    this.start = Math.max(this.start, rv);
-  }
-
-  private at(i: number): StoreEvent {
-    return this.ring[(this.head + i) % this.capacity]!;
-  }
-
-  /** Events after `rv`, oldest first, or undefined when some of them are no longer kept. */
-  since(rv: number): StoreEvent[] | undefined {
-    if (rv < this.start) return undefined;
-    let low = 0;
-    let high = this.size;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (this.at(mid).rv <= rv) low = mid + 1;
-      else high = mid;
-    }
-    const out: StoreEvent[] = [];
-    for (let i = low; i < this.size; i++) out.push(this.at(i));
-    return out;
-  }
 }

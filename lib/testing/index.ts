@@ -4,7 +4,18 @@
  * informers and controllers without a cluster.
  */
 export { startApiServer, type ApiServer, type ApiServerOptions } from './server';
-export { createClusterStore, type ClusterStore } from './clusterStore';
+export {
+  SERVER_VERSIONS,
+  OLDEST_SERVER_VERSION,
+  NEWEST_SERVER_VERSION,
+  serverProfile,
+  defaultServerProfile,
+  isServerVersion,
+  type ServerVersion,
+  type ServerProfile,
+  type WatchListSupport,
+} from './serverVersion';
+export { createClusterStore, type ClusterStore, type CompactOptions, type HistoryLimits } from './clusterStore';
 export { ApiStatusError } from './status';
 export type { Fault, FaultControls, FaultMatch } from './faults';
 export { ANONYMOUS_USER, TOKEN_USER, type DenyRule, type Verb } from './auth';
@@ -15,3 +26,6 @@ export { GARBAGE_LINE } from './watchWriter';
 export { loadClientNode } from './kubeConfig';
 export { testCertificates, type TestCertificates } from './tls';
 export * from './churn';
+export { storeLeaseClient, type StoreLeaseClientOptions, type LeaseRequest, type LeaseFault, type Latency } from './storeLeaseClient';
+export { skewedScheduler, type ClockSkew } from './skewedScheduler';
+export { LEASE_UPDATE_STRATEGY, type UpdateStrategy } from './updateStrategy';

@@ -2,22 +2,29 @@ import type { ServerResponse } from 'node:http';
 import { apiVersionOf, type Resource } from '../resources/resource';
 import type { KubeObject } from '../store/object';
 import type { ClusterStoreImpl } from './clusterStore';
-import { decodeContinueToken, encodeContinueToken, InvalidContinueTokenError } from './continueToken';
+import { decodeContinueToken, encodeContinueToken, InvalidContinueTokenError, LATEST } from './continueToken';
 import { jsonOf, type StoredObject } from './history';
 import { parseResourceVersion, type ListQuery } from './listOptions';
+import { planList } from './listPlan';
 import { ChunkBuilder } from './respond';
+import { ResponseBody } from './responseBody';
+import type { ServerProfile } from './serverVersion';
+import type { TableWriter } from './table';
 import {
   ApiStatusError,
   badRequest,
   CONTINUE_EXPIRED_MESSAGE,
+  CONTINUE_INCONSISTENT_MESSAGE,
+  etcdFutureRevision,
   expired,
   LIST_TOO_OLD_MESSAGE,
   tooLargeResourceVersion,
 } from './status';
 
 /**
- * Serves lists (PROTOCOL.md B.2–B.4): resourceVersion semantics, and `limit`/`continue` paging
- * where every page is cut from one snapshot at the first page's resourceVersion.
+ * Serves lists (PROTOCOL.md B.2–B.4): resourceVersion semantics as the profile's version decides
+ * them (`listPlan.ts`), and `limit`/`continue` paging where every page is cut from one snapshot at
+ * the first page's resourceVersion.
  */
 
 interface Snapshot {
@@ -81,6 +88,12 @@ export interface ListScope {
   readonly resource: Resource<KubeObject>;
   readonly namespace: string | undefined;
   readonly query: ListQuery;
+  readonly profile: ServerProfile;
+  /**
+   * Waits, as the watch cache does (`waitUntilFreshAndBlock`), until the store reaches `rv`:
+   * resolves true once it has, false when the wait timed out.
+   */
+  readonly waitForRv: (rv: number) => Promise<boolean>;
 }
 
 function firstIndexAtOrAfter(items: readonly StoredObject[], start: string): number {
@@ -106,30 +119,46 @@ function select(store: ClusterStoreImpl, scope: ListScope, rv: number, tooOld: (
 export interface ListPage {
   /** `{"kind":...,"metadata":{...},"items":[` */
   readonly head: string;
+  /** The list metadata inside its braces: `"resourceVersion":...` (a Table carries the same). */
+  readonly metadata: string;
   readonly items: readonly StoredObject[];
   readonly from: number;
   readonly to: number;
 }
 
 /**
- * Resolves a list request to one page of a `<Kind>List`.
- * @throws ApiStatusError 400 (continue with a resourceVersion, forged token), 410 (expired), 504 (too large rv)
+ * The state at `rv` for an exact read; a `rv` the server has not reached is refused as the
+ * version's storage refuses it (PROTOCOL.md B.3).
  */
-export function serveList(store: ClusterStoreImpl, tokens: ContinueTokens, scope: ListScope): ListPage {
+async function exactItems(store: ClusterStoreImpl, scope: ListScope, rv: number): Promise<StoredObject[]> {
+  if (rv > store.currentRv) {
+    // 1.34+: the watch cache serves Exact lists and waits for the version; before, etcd refuses it.
+    if (!scope.profile.exactListsWaitForFreshness) throw new ApiStatusError(etcdFutureRevision());
+    if (!(await scope.waitForRv(rv))) throw new ApiStatusError(tooLargeResourceVersion(rv, store.currentRv, 1));
+  }
+  return select(store, scope, rv, () => new ApiStatusError(expired(LIST_TOO_OLD_MESSAGE)));
+}
+
+/**
+ * Resolves a list request to one page of a `<Kind>List`.
+ * @throws ApiStatusError 400 (continue with a resourceVersion, forged token), 410 (expired), 500/504 (too large rv)
+ */
+export async function serveList(store: ClusterStoreImpl, tokens: ContinueTokens, scope: ListScope): Promise<ListPage> {
   const { query, resource } = scope;
-  const current = store.currentRv;
   const snapshotId = (rv: number): string => `${resource.group}/${resource.plural}\u0000${scope.namespace ?? ''}\u0000${query.selectorKey}\u0000${rv}`;
+  const plan = planList(query, scope.profile, parseResourceVersion);
   let listRv: number;
   let start = '';
   let items: readonly StoredObject[];
+  let limit = query.limit;
 
-  if (query.continueToken !== undefined) {
+  if (plan.kind === 'continue') {
     if (query.resourceVersion !== undefined && query.resourceVersion !== '0') {
       throw new ApiStatusError(badRequest('specifying resource version is not allowed when using continue'));
     }
     let token;
     try {
-      token = decodeContinueToken(query.continueToken);
+      token = decodeContinueToken(query.continueToken!);
     } catch (error) {
       if (error instanceof InvalidContinueTokenError) throw new ApiStatusError(badRequest(error.message));
       throw error;
@@ -137,80 +166,80 @@ export function serveList(store: ClusterStoreImpl, tokens: ContinueTokens, scope
     if (token.generation < tokens.currentGeneration || tokens.clock() - token.issuedAt > tokens.ttl) {
       throw new ApiStatusError(expired(CONTINUE_EXPIRED_MESSAGE));
     }
-    listRv = Math.min(token.rv, current);
     start = token.start;
+    // etcd has compacted the token's revision: 410, with a token that goes on at the latest one.
+    const compacted = (): ApiStatusError => {
+      const latest = encodeContinueToken({ rv: LATEST, start, issuedAt: tokens.clock(), generation: tokens.currentGeneration });
+      return new ApiStatusError(expired(CONTINUE_INCONSISTENT_MESSAGE, latest));
+    };
+    listRv = token.rv === LATEST ? store.currentRv : Math.min(token.rv, store.currentRv);
+    if (!store.etcdHas(listRv)) throw compacted();
     const id = snapshotId(listRv);
     const kept = tokens.lookup(id);
     if (kept !== undefined) items = kept.items;
     else {
-      items = select(store, scope, listRv, () => new ApiStatusError(expired(CONTINUE_EXPIRED_MESSAGE)));
+      items = select(store, scope, listRv, compacted);
       tokens.keep(id, items);
     }
   } else {
-    listRv = current;
-    if (query.resourceVersion !== undefined && query.resourceVersion !== '0') {
-      const requested = parseResourceVersion(query.resourceVersion);
-      if (requested > current) throw new ApiStatusError(tooLargeResourceVersion(requested, current));
-      const exact = query.resourceVersionMatch === 'Exact' || (query.resourceVersionMatch === undefined && query.limit > 0);
-      if (exact) listRv = requested;
+    if (plan.kind === 'exact') {
+      listRv = plan.rv;
+      items = await exactItems(store, scope, plan.rv);
+    } else {
+      const minimum = plan.minimumRv;
+      if (minimum !== undefined && minimum > store.currentRv) {
+        // The watch cache waits for the version (then Retry-After: 1); etcd refuses it at once.
+        if (plan.from === 'etcd') throw new ApiStatusError(tooLargeResourceVersion(minimum, store.currentRv, 0));
+        if (!(await scope.waitForRv(minimum))) throw new ApiStatusError(tooLargeResourceVersion(minimum, store.currentRv, 1));
+      }
+      if (!plan.paged) limit = 0;
+      listRv = store.currentRv;
+      items = select(store, scope, listRv, () => new ApiStatusError(expired(LIST_TOO_OLD_MESSAGE)));
     }
-    items = select(store, scope, listRv, () => new ApiStatusError(expired(LIST_TOO_OLD_MESSAGE)));
-    if (query.limit > 0 && items.length > query.limit) tokens.keep(snapshotId(listRv), items);
+    if (limit > 0 && items.length > limit) tokens.keep(snapshotId(listRv), items);
   }
 
   const from = start === '' ? 0 : firstIndexAtOrAfter(items, start);
-  const to = query.limit > 0 ? Math.min(items.length, from + query.limit) : items.length;
+  const to = limit > 0 ? Math.min(items.length, from + limit) : items.length;
   let metadata = `"resourceVersion":"${listRv}"`;
   if (to < items.length) {
     const next = encodeContinueToken({ rv: listRv, start: `${items[to - 1]!.key}\u0000`, issuedAt: tokens.clock(), generation: tokens.currentGeneration });
     metadata += `,"continue":"${next}"`;
     if (!query.selective) metadata += `,"remainingItemCount":${items.length - to}`;
   }
-  return { head: `{"kind":"${resource.kind}List","apiVersion":"${apiVersionOf(resource)}","metadata":{${metadata}},"items":[`, items, from, to };
+  return { head: `{"kind":"${resource.kind}List","apiVersion":"${apiVersionOf(resource)}","metadata":{${metadata}},"items":[`, metadata, items, from, to };
 }
 
 /** Bytes per write: big lists go out in pieces, never as one giant string or buffer. */
 const WRITE_BATCH_BYTES = 1 << 20;
 
-function drainOrClose(response: ServerResponse): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = (): void => {
-      response.off('drain', done);
-      response.off('close', done);
-      resolve();
-    };
-    response.on('drain', done);
-    response.on('close', done);
-  });
-}
-
-/** Writes chunks; false when the socket asks us to wait for `drain`. */
-function writeAll(response: ServerResponse, chunks: readonly Buffer[]): boolean {
-  let more = true;
-  for (const chunk of chunks) more = response.write(chunk);
-  return more;
-}
-
 /**
  * Writes a page as a chunked 200 response: the head, then each item's cached JSON, encoded into
  * ~1 MB chunks, waiting for `drain` when the client reads slower than we write. Nothing is
  * serialized here but objects never serialized before (once, cached for every later reader).
+ * `gzip` (the client accepts it) compresses a page longer than 128 KiB, as the API server does;
+ * `table` writes the page as a Table of the same items (`table.ts`).
  */
-export async function writeListPage(response: ServerResponse, page: ListPage): Promise<void> {
-  response.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+export async function writeListPage(response: ServerResponse, page: ListPage, gzip: boolean, table?: TableWriter): Promise<void> {
+  const body = new ResponseBody(response, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' }, gzip);
   const chunks = new ChunkBuilder(WRITE_BATCH_BYTES);
-  chunks.add(page.head);
+  const writeAll = (): boolean => {
+    let more = true;
+    for (const chunk of chunks.take()) more = body.write(chunk);
+    return more;
+  };
+  chunks.add(table === undefined ? page.head : table.head(page.metadata));
   for (let i = page.from; i < page.to; i++) {
     if (i !== page.from) chunks.add(',');
-    chunks.add(jsonOf(page.items[i]!));
-    if (chunks.size >= WRITE_BATCH_BYTES && !writeAll(response, chunks.take())) {
+    chunks.add(table === undefined ? jsonOf(page.items[i]!) : table.row(page.items[i]!));
+    if (chunks.size >= WRITE_BATCH_BYTES && !writeAll()) {
       if (response.destroyed) return;
-      await drainOrClose(response);
+      await body.drained();
       if (response.destroyed) return;
     }
   }
   chunks.add(']}');
   const last = chunks.take();
-  writeAll(response, last.slice(0, -1));
-  response.end(last[last.length - 1]);
+  for (const chunk of last.slice(0, -1)) body.write(chunk);
+  body.end(last[last.length - 1]);
 }

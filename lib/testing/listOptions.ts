@@ -1,11 +1,13 @@
 import type { KubeObject } from '../store/object';
 import { parseFieldSelector, parseLabelSelector, SelectorSyntaxError } from '../store/selector';
 import type { ServedResource } from './builtinResources';
+import type { ServerProfile } from './serverVersion';
 import { ApiStatusError, badRequest, forbiddenField, invalidListOptions, notSupportedField, type FieldError } from './status';
 
 /**
- * The query of a list or watch, parsed and validated as `metav1.ListOptions` is by the API server
- * (PROTOCOL.md B.2, B.5). Invalid combinations are 422 Invalid; unparsable values are 400.
+ * The query of a list or watch, parsed, defaulted and validated as `metav1.ListOptions` is by the
+ * API server of the profile's version (PROTOCOL.md B.2, B.5; `handlers/get.go` `ListResource`).
+ * Invalid combinations are 422 Invalid; unparsable values are 400.
  */
 export interface ListQuery {
   readonly watch: boolean;
@@ -16,6 +18,7 @@ export interface ListQuery {
   readonly continueToken: string | undefined;
   readonly timeoutSeconds: number | undefined;
   readonly allowWatchBookmarks: boolean;
+  /** After `SetListOptionsDefaults`; always undefined where the version does not know the parameter. */
   readonly sendInitialEvents: boolean | undefined;
   /** True when a label or field selector narrows the result (remainingItemCount is then left out). */
   readonly selective: boolean;
@@ -37,17 +40,35 @@ function readPath(object: KubeObject, path: string): string | undefined {
   return typeof value === 'string' ? value : String(value);
 }
 
-function parseBoolean(name: string, value: string | undefined): boolean | undefined {
-  if (value === undefined) return undefined;
-  if (value === 'true' || value === '1') return true;
-  if (value === 'false' || value === '0' || value === '') return false;
-  throw new ApiStatusError(badRequest(`invalid boolean value for ${name}: ${JSON.stringify(value)}`));
+/**
+ * A boolean query value as the API server's parameter codec reads it
+ * (apimachinery `runtime.Convert_Slice_string_To_bool`, the same in every version modelled): only
+ * "0" and "false" in any letter case are false; anything else, the empty value of a bare `?watch`
+ * included, is true. It is not Go's `strconv.ParseBool` and never a 400: `watch=True` (Python's
+ * client), `watch=yes` and `watch=` are all watches.
+ */
+export function queryBoolean(value: string): boolean {
+  return value !== '0' && value.toLowerCase() !== 'false';
 }
 
-function parseNonNegativeInteger(name: string, value: string | undefined): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (!/^\d+$/.test(value)) throw new ApiStatusError(badRequest(`invalid value for ${name}: ${JSON.stringify(value)}`));
-  return Number(value);
+function parseBoolean(value: string | undefined): boolean | undefined {
+  return value === undefined ? undefined : queryBoolean(value);
+}
+
+const INT64_MAX = (1n << 63n) - 1n;
+const INT64_MIN = -(1n << 63n);
+
+/**
+ * An integer query value as the parameter codec reads it: Go's `strconv.ParseInt(value, 10, 64)`,
+ * whose error text the API server answers as a 400 BadRequest. An empty value is an error too.
+ */
+function parseInt64(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const quoted = JSON.stringify(value);
+  if (!/^[+-]?\d+$/.test(value)) throw new ApiStatusError(badRequest(`strconv.ParseInt: parsing ${quoted}: invalid syntax`));
+  const parsed = BigInt(value);
+  if (parsed > INT64_MAX || parsed < INT64_MIN) throw new ApiStatusError(badRequest(`strconv.ParseInt: parsing ${quoted}: value out of range`));
+  return Number(parsed);
 }
 
 /** A resourceVersion as the server's integer. @throws ApiStatusError 400 */
@@ -79,56 +100,94 @@ function selectorMatcher(served: ServedResource, labelText: string, fieldText: s
     (!hasLabels || labels.matches(object.metadata.labels)) && (!hasFields || fields.matches((path) => readPath(object, path)));
 }
 
-function validate(query: Omit<ListQuery, 'matches' | 'selective' | 'selectorKey'>): FieldError[] {
+type ParsedOptions = Omit<ListQuery, 'matches' | 'selective' | 'selectorKey'>;
+
+const NOT_OLDER_THAN = 'NotOlderThan';
+
+/** The checks of `resourceVersionMatch` that lists make in every version (`internalversion/validation`). */
+function validateListMatch(query: ParsedOptions, match: string, errors: FieldError[]): void {
+  if (query.resourceVersion === undefined) {
+    errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+  }
+  if (query.continueToken !== undefined) errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+  if (match !== 'Exact' && match !== NOT_OLDER_THAN) errors.push(notSupportedField('resourceVersionMatch', match, ['Exact', NOT_OLDER_THAN, '']));
+  if (match === 'Exact' && query.resourceVersion === '0') {
+    errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+  }
+}
+
+/** Before 1.27 one function checks lists and watches alike, and knows no `sendInitialEvents`. */
+function validateBeforeWatchList(query: ParsedOptions): FieldError[] {
   const errors: FieldError[] = [];
   const match = query.resourceVersionMatch;
-  if (query.watch) {
-    if (query.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
-      errors.push(forbiddenField('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+  if (match === undefined) return errors;
+  if (query.watch) errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch'));
+  validateListMatch(query, match, errors);
+  return errors;
+}
+
+/** From 1.27: watches have their own rules, and `sendInitialEvents` needs the WatchList gate. */
+function validateWatch(query: ParsedOptions, gateOn: boolean): FieldError[] {
+  const errors: FieldError[] = [];
+  const match = query.resourceVersionMatch;
+  if (query.sendInitialEvents !== undefined) {
+    if (match !== NOT_OLDER_THAN) {
+      errors.push(forbiddenField('resourceVersionMatch', `sendInitialEvents requires setting resourceVersionMatch to ${NOT_OLDER_THAN}`));
     }
-    if (match !== undefined) {
-      if (query.sendInitialEvents === undefined) {
-        errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
-      }
-      if (match !== 'NotOlderThan') errors.push(notSupportedField('resourceVersionMatch', match, ['NotOlderThan']));
-      if (query.continueToken !== undefined) errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
-    }
-    return errors;
+    if (!gateOn) errors.push(forbiddenField('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'));
   }
   if (match !== undefined) {
-    if (query.resourceVersion === undefined) {
-      errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    if (query.sendInitialEvents === undefined) {
+      errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
     }
+    if (match !== NOT_OLDER_THAN) errors.push(notSupportedField('resourceVersionMatch', match, [NOT_OLDER_THAN]));
     if (query.continueToken !== undefined) errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
-    if (match !== 'Exact' && match !== 'NotOlderThan') errors.push(notSupportedField('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
-    if (match === 'Exact' && query.resourceVersion === '0') {
-      errors.push(forbiddenField('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
-    }
   }
+  return errors;
+}
+
+function validate(query: ParsedOptions, profile: ServerProfile): FieldError[] {
+  if (profile.watchList === 'unsupported') return validateBeforeWatchList(query);
+  if (query.watch) return validateWatch(query, profile.watchList === 'on');
+  const errors: FieldError[] = [];
+  if (query.resourceVersionMatch !== undefined) validateListMatch(query, query.resourceVersionMatch, errors);
   if (query.sendInitialEvents !== undefined) errors.push(forbiddenField('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
   return errors;
+}
+
+/**
+ * `SetListOptionsDefaults` with the WatchList gate on: a watch at resourceVersion "" or "0" that
+ * sets neither `sendInitialEvents` nor `resourceVersionMatch` becomes a streaming list.
+ */
+function withDefaults(query: ParsedOptions, profile: ServerProfile): ParsedOptions {
+  if (profile.watchList !== 'on' || !query.watch || query.sendInitialEvents !== undefined || query.resourceVersionMatch !== undefined) return query;
+  if (query.resourceVersion !== undefined && query.resourceVersion !== '0') return query;
+  return { ...query, sendInitialEvents: true, resourceVersionMatch: NOT_OLDER_THAN };
 }
 
 /**
  * Parses and validates the query of a collection GET.
  * @throws ApiStatusError 400 for unparsable values and selectors, 422 for invalid combinations
  */
-export function parseListQuery(served: ServedResource, query: Readonly<Record<string, string>>): ListQuery {
+export function parseListQuery(served: ServedResource, query: Readonly<Record<string, string>>, profile: ServerProfile): ListQuery {
   const nonEmpty = (name: string): string | undefined => (query[name] === undefined || query[name] === '' ? undefined : query[name]);
   const base = {
-    watch: parseBoolean('watch', query.watch) === true,
+    watch: parseBoolean(query.watch) === true,
     resourceVersion: nonEmpty('resourceVersion'),
     resourceVersionMatch: nonEmpty('resourceVersionMatch'),
-    limit: parseNonNegativeInteger('limit', query.limit) ?? 0,
+    // A negative limit is no limit (the storage layers check `limit > 0`).
+    limit: Math.max(0, parseInt64(query.limit) ?? 0),
     continueToken: nonEmpty('continue'),
-    timeoutSeconds: parseNonNegativeInteger('timeoutSeconds', query.timeoutSeconds),
-    allowWatchBookmarks: parseBoolean('allowWatchBookmarks', query.allowWatchBookmarks) === true,
-    sendInitialEvents: parseBoolean('sendInitialEvents', query.sendInitialEvents),
+    timeoutSeconds: parseInt64(query.timeoutSeconds),
+    allowWatchBookmarks: parseBoolean(query.allowWatchBookmarks) === true,
+    // Before 1.27 the query decoder has no such field and ignores the parameter.
+    sendInitialEvents: profile.watchList === 'unsupported' ? undefined : parseBoolean(query.sendInitialEvents),
   };
   const labelText = query.labelSelector ?? '';
   const fieldText = query.fieldSelector ?? '';
   const matches = selectorMatcher(served, labelText, fieldText);
-  const errors = validate(base);
+  const defaulted = withDefaults(base, profile);
+  const errors = validate(defaulted, profile);
   if (errors.length > 0) throw new ApiStatusError(invalidListOptions(errors));
-  return { ...base, matches, selective: matches !== ACCEPT_ALL, selectorKey: `${labelText}\u0000${fieldText}` };
+  return { ...defaulted, matches, selective: matches !== ACCEPT_ALL, selectorKey: `${labelText}\u0000${fieldText}` };
 }

@@ -1,22 +1,33 @@
 import type { ServerResponse } from 'node:http';
 import type { Status } from '../sources/errors';
+import { GZIP_THRESHOLD_BYTES, ResponseBody } from './responseBody';
 
 /** Writing answers: JSON bodies and Status errors with the API server's headers (B.7). */
 
-/** Sends a JSON body that is already serialized. */
-export function sendJson(response: ServerResponse, code: number, body: string, headers: Readonly<Record<string, string>> = {}): void {
+/**
+ * Sends a JSON body that is already serialized; `gzip` (the client accepts it) compresses one
+ * longer than 128 KiB, as the API server does (`responseBody.ts`).
+ */
+export function sendJson(response: ServerResponse, code: number, body: string, headers: Readonly<Record<string, string>> = {}, gzip = false): void {
   if (response.headersSent || response.destroyed) return;
-  response.writeHead(code, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ...headers, 'Content-Length': Buffer.byteLength(body) });
+  const bytes = Buffer.byteLength(body);
+  const common = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ...headers };
+  if (gzip && bytes > GZIP_THRESHOLD_BYTES) {
+    new ResponseBody(response, code, common, true).end(Buffer.from(body, 'utf8'));
+    return;
+  }
+  response.writeHead(code, { ...common, 'Content-Length': bytes });
   response.end(body);
 }
 
 /** Sends a Status: `Retry-After` when details.retryAfterSeconds > 0, and `nosniff` as `RespondWithError` does. */
-export function sendStatus(response: ServerResponse, status: Status): void {
+export function sendStatus(response: ServerResponse, status: Status, gzip = false): void {
   const retryAfter = status.details?.retryAfterSeconds;
-  sendJson(response, status.code ?? 500, JSON.stringify(status), {
+  const headers = {
     'X-Content-Type-Options': 'nosniff',
     ...(retryAfter !== undefined && retryAfter > 0 ? { 'Retry-After': String(retryAfter) } : {}),
-  });
+  };
+  sendJson(response, status.code ?? 500, JSON.stringify(status), headers, gzip);
 }
 
 /** Sends a plain-text body (the priority-and-fairness 429, `/healthz`). */

@@ -1,5 +1,5 @@
 import type { ServedResource } from './builtinResources';
-import { coreVersionsDocument, groupDocument, groupListDocument, resourceListDocument, versionDocument } from './discovery';
+import { coreVersionsDocument, groupDocument, groupListDocument, resourceListDocument } from './discovery';
 
 /** Maps URL paths to what they name (PROTOCOL.md B.1). */
 
@@ -47,12 +47,12 @@ function resourceRoute(served: readonly ServedResource[], group: string, version
   return { kind: 'resource', served: found, namespace: undefined, name: rest[1], subresource: rest[2] };
 }
 
-/** Resolves a request path against the served resources. */
-export function route(path: string, served: readonly ServedResource[]): Route {
+/** Resolves a request path against the served resources; `/version` answers `version`. */
+export function route(path: string, served: readonly ServedResource[], version: unknown): Route {
   const segments = decodeSegments(path);
   if (segments === undefined) return UNKNOWN;
   const [first, second, third] = segments;
-  if (segments.length === 1 && first === 'version') return { kind: 'discovery', document: versionDocument(), public: true };
+  if (segments.length === 1 && first === 'version') return { kind: 'discovery', document: version, public: true };
   if (segments.length === 1 && (first === 'healthz' || first === 'livez' || first === 'readyz')) return { kind: 'health' };
   if (first === 'api') {
     if (segments.length === 1) return { kind: 'discovery', document: coreVersionsDocument() };

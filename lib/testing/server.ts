@@ -2,26 +2,21 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
+import { asyncScheduler, Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
 import type { Resource } from '../resources/resource';
-import type { Status } from '../sources/errors';
-import type { KubeObject } from '../store/object';
 import { namespaces } from '../resources/builtins';
-import { authenticate, authorize, type DenyRule, type Verb } from './auth';
-import { builtinResources, servedResourceOf, type ServedResource } from './builtinResources';
+import type { DenyRule } from './auth';
+import { builtinResources, servedResourceOf } from './builtinResources';
 import { ClusterStoreImpl, type ClusterStore } from './clusterStore';
-import { FaultQueue, type Fault, type FaultControls } from './faults';
+import { FaultQueue, type FaultControls } from './faults';
 import { loopbackKubeConfig } from './kubeConfig';
-import { jsonOf } from './history';
-import { ContinueTokens, serveList, writeListPage } from './listHandler';
-import { parseListQuery } from './listOptions';
-import { createObject, getObject, parseObjectBody, patchObject, readBody, updateObject } from './objectHandlers';
-import { RequestLogImpl, type RequestLog, type RequestRecord } from './requestLog';
-import { sendJson, sendStatus, sendText } from './respond';
-import { route, type Route } from './routes';
-import { ApiStatusError, failure, methodNotAllowed, pathNotFound, statusForCode, tooLargeResourceVersion } from './status';
+import { ContinueTokens } from './listHandler';
+import { RequestLogImpl, type RequestLog } from './requestLog';
+import { handle, internalError, type ServerState } from './requestHandler';
+import { sendStatus } from './respond';
+import { defaultServerProfile, NEWEST_SERVER_VERSION, serverProfile, versionDocument, type ServerProfile, type ServerVersion } from './serverVersion';
 import { testCertificates } from './tls';
-import { WatchSession } from './watchHandler';
 
 /** How to start a loopback API server. */
 export interface ApiServerOptions {
@@ -35,14 +30,46 @@ export interface ApiServerOptions {
   readonly token?: string;
   /** Matching requests get 403 with the real message shape. */
   readonly deny?: readonly DenyRule[];
-  /** Watch history window per resource, in events; default 10_000. */
+  /**
+   * Change events kept per resource, for etcd's history (Exact lists, continue tokens) and the
+   * watch cache alike; default 10_000. A memory bound: the real etcd keeps every revision back to
+   * its last compaction.
+   */
   readonly historyLimit?: number;
+  /** Events the watch cache keeps per resource (a watch from before them gets 410); default (and at most) `historyLimit`. */
+  readonly watchCacheCapacity?: number;
+  /**
+   * Events older than this leave the watch cache as new events arrive; default: no time bound.
+   * (The API server's keeps about 75 s of events under churn, 100 to 102 400 of them.)
+   */
+  readonly watchCacheWindowMs?: number;
+  /**
+   * etcd is compacted this often, each time at the resourceVersion of the compaction before, so it
+   * keeps one to two intervals of history (the API server's `--etcd-compaction-interval`,
+   * `etcd3/compact.go`); default 300_000 (5 minutes); 0 never compacts (`store.compact()` still does).
+   */
+  readonly etcdCompactionIntervalMs?: number;
   /** Period of BOOKMARK events on watches with allowWatchBookmarks; default 60_000 (the API server's minute). */
   readonly bookmarkIntervalMs?: number;
   /** Continue tokens expire (410) after this; default 300_000 (the API server's 5 minutes). */
   readonly continueTtlMs?: number;
   /** Extra resources (custom resources) served beside the built-ins. */
   readonly resources?: readonly Resource[];
+  /**
+   * The Kubernetes version to answer like (see `serverProfile`): streaming lists, validation of
+   * list options, which lists the watch cache serves and `/version`. Default: the newest modelled,
+   * {@link NEWEST_SERVER_VERSION}, except that lists at resourceVersion "0" are paged, which no
+   * real version does (see `defaultServerProfile`); name a version to get its exact answers.
+   */
+  readonly serverVersion?: ServerVersion;
+  /**
+   * How long a list the watch cache serves waits for a resourceVersion the server has not reached
+   * before answering 504 "Too large resource version"; default 3 000 (the watch cache's
+   * `blockTimeout`).
+   */
+  readonly watchCacheWaitMs?: number;
+  /** Runs the server's own timers and clocks (the watch cache's wait and window, etcd's compaction); default `asyncScheduler`. */
+  readonly scheduler?: SchedulerLike;
 }
 
 /** A running loopback Kubernetes API server. */
@@ -54,23 +81,16 @@ export interface ApiServer {
   readonly store: ClusterStore;
   readonly faults: FaultControls;
   readonly requests: RequestLog;
-  /** Drops every connection and listens again on the same port; data and history are kept. */
+  /** The version the server answers like, and what that changes. */
+  readonly profile: ServerProfile;
+  /**
+   * Restarts the API server: drops every connection and listens again on the same port. Its watch
+   * cache starts empty at the current resourceVersion, so a watch from an older one gets 410,
+   * while etcd's data and history are kept.
+   */
   restart(): Promise<void>;
   /** Closes every watch and socket and stops listening; resolves once fully closed. */
   close(): Promise<void>;
-}
-
-/** Everything a request needs, shared by the handlers of one server. */
-interface ServerState {
-  readonly store: ClusterStoreImpl;
-  readonly served: readonly ServedResource[];
-  readonly faults: FaultQueue;
-  readonly requests: RequestLogImpl;
-  readonly tokens: ContinueTokens;
-  readonly watches: Set<WatchSession>;
-  readonly token: string | undefined;
-  readonly deny: readonly DenyRule[];
-  readonly bookmarkIntervalMs: number;
 }
 
 /** The namespaces every cluster starts with. */
@@ -88,158 +108,19 @@ function seedNamespaces(store: ClusterStoreImpl): void {
   }
 }
 
-function verbOf(method: string, target: Extract<Route, { kind: 'resource' }>, watch: boolean): Verb | undefined {
-  const named = target.name !== undefined;
-  switch (method) {
-    case 'GET':
-      // A GET of one object with ?watch watches that object (the field selector metadata.name=NAME).
-      return watch ? 'watch' : named ? 'get' : 'list';
-    case 'POST':
-      return named ? undefined : 'create';
-    case 'PUT':
-    case 'PATCH':
-      // Verb has no 'patch': a patch is authorized, faulted and logged as the update it is.
-      return named ? 'update' : undefined;
-    case 'DELETE':
-      return named ? 'delete' : undefined;
-    default:
-      return undefined;
-  }
-}
-
-function answerFault(response: http.ServerResponse, fault: Fault, store: ClusterStoreImpl): number {
-  switch (fault.kind) {
-    case 'status': {
-      const status = statusForCode(fault.code, fault.reason, fault.message, fault.retryAfterSeconds);
-      sendStatus(response, status);
-      return fault.code;
-    }
-    case 'plainText429':
-      sendText(response, 429, 'Too many requests, please try again later.\n', { 'Retry-After': String(fault.retryAfterSeconds) });
-      return 429;
-    case 'tooLargeResourceVersion':
-      sendStatus(response, tooLargeResourceVersion(store.currentRv + 1, store.currentRv));
-      return 504;
-    default:
-      return 0;
-  }
-}
-
-async function handle(state: ServerState, request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
-  const url = new URL(request.url ?? '/', 'http://loopback');
-  const query: Record<string, string> = {};
-  for (const [key, value] of url.searchParams) if (!(key in query)) query[key] = value;
-  const method = request.method ?? 'GET';
-  const target = route(url.pathname, state.served);
-  const isResource = target.kind === 'resource';
-  const watch = query.watch === 'true' || query.watch === '1';
-  const verb = isResource ? verbOf(method, target, watch) : undefined;
-  const record = {
-    method,
-    path: url.pathname,
-    query,
-    verb: verb ?? (target.kind === 'discovery' ? 'discovery' : 'other'),
-    resource: isResource ? target.served.resource.plural : undefined,
-    namespace: isResource ? target.namespace : undefined,
-    fault: undefined as Fault['kind'] | undefined,
-    time: Date.now(),
-  } satisfies Omit<RequestRecord, 'status'>;
-  const log = (status: number): void => state.requests.add({ ...record, status });
-  const fail = (status: Status): void => {
-    sendStatus(response, status);
-    log(status.code ?? 500);
-  };
-
-  try {
-    const fault = state.faults.take(verb, record.resource);
-    if (fault !== undefined) {
-      record.fault = fault.kind;
-      const code = answerFault(response, fault, state.store);
-      if (code !== 0) return log(code);
-    }
-    if (target.kind === 'unknown') return fail(pathNotFound());
-    const authentication = authenticate(request, state.token);
-    // A wrong credential is refused everywhere; no credential still reads the public endpoints.
-    const isPublic = target.kind === 'health' || (target.kind === 'discovery' && target.public === true);
-    if ('status' in authentication && (!isPublic || request.headers.authorization !== undefined)) return fail(authentication.status);
-    if (target.kind === 'health') {
-      sendText(response, 200, 'ok');
-      return log(200);
-    }
-    if (target.kind === 'discovery') {
-      sendJson(response, 200, JSON.stringify(target.document));
-      return log(200);
-    }
-    if ('status' in authentication) return fail(authentication.status);
-    const resource = target.served.resource;
-    if (verb === undefined || (target.subresource !== undefined && (target.subresource !== 'status' || (verb !== 'get' && verb !== 'update')))) {
-      return fail(target.subresource === undefined ? methodNotAllowed(method) : pathNotFound());
-    }
-    const denied = authorize(state.deny, authentication.user, verb, resource, target.namespace, target.name);
-    if (denied !== undefined) return fail(denied);
-
-    const { store } = state;
-    switch (verb) {
-      case 'list': {
-        const page = serveList(store, state.tokens, { resource, namespace: target.namespace, query: parseListQuery(target.served, query) });
-        log(200);
-        return writeListPage(response, page);
-      }
-      case 'watch': {
-        const parsed = parseListQuery(target.served, query);
-        const name = target.name;
-        const listQuery =
-          name === undefined ? parsed : { ...parsed, selective: true, matches: (object: KubeObject) => object.metadata.name === name && parsed.matches(object) };
-        const session = WatchSession.open({
-          store,
-          resource,
-          namespace: target.namespace,
-          query: listQuery,
-          response,
-          fault: fault !== undefined && fault.kind !== 'status' ? fault : undefined,
-          bookmarkIntervalMs: state.bookmarkIntervalMs,
-          onEnd: (ended) => state.watches.delete(ended),
-        });
-        if (session.isOpen) state.watches.add(session);
-        return log(200);
-      }
-      case 'get':
-        sendJson(response, 200, jsonOf(getObject(store, resource, target.namespace, target.name!)));
-        return log(200);
-      case 'delete': {
-        const deleted = store.delete(resource, target.namespace, target.name!);
-        sendJson(response, 200, JSON.stringify(deleted));
-        return log(200);
-      }
-      case 'update':
-      case 'create': {
-        if (method === 'PATCH') {
-          const body = await readBody(request);
-          const subresource = target.subresource === 'status' ? 'status' : undefined;
-          const patched = patchObject(store, resource, target.namespace, target.name!, request.headers['content-type'], body, subresource);
-          sendJson(response, 200, jsonOf(patched));
-          return log(200);
-        }
-        const object = parseObjectBody(resource, request.headers['content-type'], await readBody(request));
-        const result =
-          verb === 'create'
-            ? createObject(store, resource, target.namespace, object)
-            : updateObject(store, resource, target.namespace, target.name!, object, target.subresource === 'status' ? 'status' : undefined);
-        const code = verb === 'create' ? 201 : 200;
-        sendJson(response, code, jsonOf(result));
-        return log(code);
-      }
-    }
-  } catch (error) {
-    const status = error instanceof ApiStatusError ? error.status : internalError(error);
-    if (response.headersSent) response.destroy();
-    else fail(status);
-  }
-}
-
-function internalError(error: unknown): Status {
-  const message = error instanceof Error ? error.message : String(error);
-  return failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
+/**
+ * Compacts etcd every `intervalMs` at the revision the previous run saw, as the API server's
+ * compactor does (`etcd3/compact.go`: the first run only records the revision). The watch cache
+ * keeps its events.
+ */
+function startEtcdCompactor(store: ClusterStoreImpl, intervalMs: number, scheduler: SchedulerLike): Subscription {
+  if (intervalMs <= 0) return Subscription.EMPTY;
+  let seen: number | undefined;
+  return scheduler.schedule(function compact(this: SchedulerAction<undefined>) {
+    if (seen !== undefined) store.compactTo(seen, true);
+    seen = store.currentRv;
+    this.schedule(undefined, intervalMs);
+  }, intervalMs);
 }
 
 /**
@@ -260,8 +141,16 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const tls = options.tls ?? false;
   const tokens = new ContinueTokens(options.continueTtlMs ?? 300_000);
   const extra = (options.resources ?? []).map(servedResourceOf);
+  const profile = options.serverVersion === undefined ? defaultServerProfile() : serverProfile(options.serverVersion);
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const store = new ClusterStoreImpl({
+    historyLimit: options.historyLimit,
+    watchCacheCapacity: options.watchCacheCapacity,
+    watchCacheWindowMs: options.watchCacheWindowMs,
+    now: () => scheduler.now(),
+  });
   const state: ServerState = {
-    store: new ClusterStoreImpl(options.historyLimit ?? 10_000),
+    store,
     served: [...builtinResources.filter((b) => !extra.some((e) => e.resource.group === b.resource.group && e.resource.plural === b.resource.plural)), ...extra],
     faults: new FaultQueue(() => tokens.expireAll()),
     requests: new RequestLogImpl(),
@@ -270,6 +159,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     token: options.token,
     deny: options.deny ?? [],
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+    profile,
+    versionDocument: versionDocument(profile),
+    watchCacheWaitMs: options.watchCacheWaitMs ?? 3_000,
+    scheduler,
   };
 
   seedNamespaces(state.store);
@@ -315,6 +208,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     });
 
   const port = await listen(options.port ?? 0);
+  const compactor = startEtcdCompactor(store, options.etcdCompactionIntervalMs ?? 300_000, scheduler);
   const url = `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
   let kubeConfig: KubeConfig | undefined;
   let closed = false;
@@ -327,13 +221,17 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     store: state.store,
     faults: state.faults,
     requests: state.requests,
+    profile,
     async restart() {
       if (closed) throw new Error('the loopback API server is closed');
+      // At once, before anything else changes: the new process's cache starts at this revision.
+      store.resetWatchCache();
       await stop();
       await listen(port);
     },
     async close() {
       closed = true;
+      compactor.unsubscribe();
       await stop();
     },
   };

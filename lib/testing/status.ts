@@ -117,6 +117,16 @@ export function tooOldResourceVersion(requested: number, oldestAvailable: number
 export const CONTINUE_EXPIRED_MESSAGE =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.';
 
+/**
+ * B.4: a continue token whose resourceVersion etcd has compacted (`etcd3/errors.go`
+ * `handleCompactedErrorForPaging`); the 410 carries a new token that continues at the latest
+ * resourceVersion.
+ */
+export const CONTINUE_INCONSISTENT_MESSAGE =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, ' +
+  'or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an ' +
+  'inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
 /** B.4: an exact list whose resourceVersion is gone. */
 export const LIST_TOO_OLD_MESSAGE = 'The resourceVersion for the provided list is too old.';
 
@@ -170,12 +180,24 @@ export function invalidListOptions(errors: readonly FieldError[]): Status {
   return invalid('ListOptions', 'meta.k8s.io', '', errors);
 }
 
-/** 504 "Too large resource version" (apiserver `storage/errors.go`), cause ResourceVersionTooLarge. */
-export function tooLargeResourceVersion(requested: number | string, current: number | string): Status {
+/**
+ * 504 "Too large resource version" (apiserver `storage/errors.go`), cause ResourceVersionTooLarge.
+ * The watch cache asks for a retry after 1 s; etcd's refusal (`retryAfterSeconds` 0) carries none.
+ */
+export function tooLargeResourceVersion(requested: number | string, current: number | string, retryAfterSeconds = 1): Status {
   return failure(504, 'Timeout', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
     causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
-    retryAfterSeconds: 1,
+    ...(retryAfterSeconds > 0 ? { retryAfterSeconds } : {}),
   });
+}
+
+/**
+ * What an Exact list at a revision etcd has not reached got before 1.34: etcd's error, which the
+ * API server does not recognise, so `ErrorToAPIStatus` makes it a 500 with no reason.
+ */
+export function etcdFutureRevision(): Status {
+  // No reason: StatusReasonUnknown is "", which `omitempty` leaves out of the JSON.
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'etcdserver: mvcc: required revision is a future revision', code: 500 };
 }
 
 const REASONS: Readonly<Record<number, readonly [reason: string, message: string]>> = {

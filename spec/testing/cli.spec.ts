@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CliArgsError, parseCliArgs, usage, type CliOptions } from '../../lib/testing/cliArgs';
+import { NEWEST_SERVER_VERSION, SERVER_VERSIONS } from '../../lib/testing/serverVersion';
 
 function options(argv: string[]): CliOptions {
   const command = parseCliArgs(argv);
@@ -25,12 +26,13 @@ describe('parseCliArgs', () => {
       kubeconfigOut: undefined,
       watch: false,
       durationSeconds: undefined,
+      serverVersion: NEWEST_SERVER_VERSION,
     });
   });
 
   it('reads every flag, in both --flag value and --flag=value forms', () => {
     expect(
-      options(['--port', '8080', '--host=0.0.0.0', '--tls', '--token', 's3cret', '--pods=200', '--namespaces', '3', '--churn', '20.5', '--seed', '42', '--no-managed-fields', '--kubeconfig-out', '/tmp/kc', '--watch', '--duration=2']),
+      options(['--port', '8080', '--host=0.0.0.0', '--tls', '--token', 's3cret', '--pods=200', '--namespaces', '3', '--churn', '20.5', '--seed', '42', '--no-managed-fields', '--kubeconfig-out', '/tmp/kc', '--watch', '--duration=2', '--server-version', '1.30']),
     ).toEqual({
       port: 8080,
       host: '0.0.0.0',
@@ -44,6 +46,7 @@ describe('parseCliArgs', () => {
       kubeconfigOut: '/tmp/kc',
       watch: true,
       durationSeconds: 2,
+      serverVersion: '1.30',
     });
   });
 
@@ -65,6 +68,7 @@ describe('parseCliArgs', () => {
     [['--duration='], '--duration expects a number >= 0, got ""'],
     [['--watch=yes'], '--watch takes no value'],
     [['--token='], '--token expects a non-empty token'],
+    [['--server-version', '1.25'], `--server-version expects one of ${SERVER_VERSIONS.join(', ')}, got "1.25"`],
   ])('rejects %j with a clear message', (argv, message) => {
     expect(() => parseCliArgs(argv)).toThrow(new CliArgsError(message));
   });
@@ -108,10 +112,10 @@ describe('rx-informer-apiserver', () => {
 
   it('serves, churns, prints the URL and a watch summary every second, then exits 0 after --duration', async () => {
     const kubeconfig = join(dir, 'kubeconfig.json');
-    const result = await runCli(['--pods', '30', '--namespaces', '3', '--churn', '50', '--watch', '--duration', '2', '--kubeconfig-out', kubeconfig]);
+    const result = await runCli(['--pods', '30', '--namespaces', '3', '--churn', '50', '--watch', '--duration', '2', '--kubeconfig-out', kubeconfig, '--server-version', '1.27']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const url = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(result.stdout);
+    const url = /listening on (http:\/\/127\.0\.0\.1:(\d+)) \(Kubernetes 1\.27\)/.exec(result.stdout);
     expect(url?.[2]).not.toBe('0');
     const summaries = result.stdout.split('\n').filter((line) => line.startsWith('watch: '));
     expect(summaries.length).toBeGreaterThanOrEqual(1);

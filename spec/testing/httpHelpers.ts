@@ -9,6 +9,8 @@ export interface Reply {
   readonly status: number;
   readonly headers: http.IncomingHttpHeaders;
   readonly text: string;
+  /** The body's bytes as received (still compressed when the server compressed them). */
+  readonly body: Buffer;
   /** Parsed body (tests read arbitrary fields). */
   readonly json: any;
 }
@@ -41,14 +43,15 @@ export function call(server: ApiServer | string, method: string, path: string, o
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const bytes = Buffer.concat(chunks);
+          const text = bytes.toString('utf8');
           let json: unknown;
           try {
             json = JSON.parse(text);
           } catch {
             json = undefined;
           }
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json });
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, body: bytes, json });
         });
         response.on('error', reject);
       },

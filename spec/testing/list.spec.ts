@@ -7,7 +7,7 @@ import { get } from './httpHelpers';
 let server: ApiServer;
 
 beforeEach(async () => {
-  server = await startApiServer({ continueTtlMs: 60_000 });
+  server = await startApiServer({ continueTtlMs: 60_000, watchCacheWaitMs: 0 });
 });
 
 afterEach(async () => {
@@ -214,13 +214,27 @@ describe('list', () => {
       }
     });
 
-    it('answers 410 Expired when the snapshot must be rebuilt but history is gone', async () => {
+    it('answers 410 with a token that continues at the latest version once etcd has compacted the token\'s version', async () => {
       seed(3);
-      const first = await get(server, '/api/v1/pods?limit=1&labelSelector=app');
+      const first = await get(server, '/api/v1/pods?limit=1');
       server.store.create(pods, { metadata: { name: 'x', namespace: 'ns' } });
-      server.store.compact();
+      server.store.compact({ keepWatchCache: true });
       const reply = await get(server, `/api/v1/pods?limit=1&continue=${first.json.metadata.continue}`);
-      expect(reply.json).toEqual(expiredStatus);
+      expect(reply.status).toBe(410);
+      expect(reply.json).toEqual({
+        ...expiredStatus,
+        metadata: { continue: expect.any(String) },
+        message:
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, ' +
+          'or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an ' +
+          'inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+      });
+      const token = JSON.parse(Buffer.from(reply.json.metadata.continue, 'base64url').toString('utf8'));
+      expect(token).toMatchObject({ v: 'meta.k8s.io/v1', rv: -1, start: 'ns/pod-000\u0000' });
+      // The new token goes on after the same key, in the current state.
+      const rest = await get(server, `/api/v1/pods?limit=10&continue=${reply.json.metadata.continue}`);
+      expect(names(rest.json.items)).toEqual(['pod-001', 'pod-002', 'x']);
+      expect(rest.json.metadata.resourceVersion).toBe(server.store.resourceVersion);
     });
   });
 });

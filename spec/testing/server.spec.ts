@@ -48,15 +48,15 @@ describe('store', () => {
   });
 
   it('keeps uid and creationTimestamp on update, bumps generation only when spec changed, and 409s on a stale resourceVersion', () => {
-    const created = server.store.create(deployments, { metadata: { name: 'd', namespace: 'ns' }, spec: { replicas: 1 } });
+    const created = server.store.create(deployments, { metadata: { name: 'd', namespace: 'ns' }, spec: { replicas: 1, selector: {}, template: {} } });
     const relabeled = server.store.update(deployments, { ...created, metadata: { ...created.metadata, labels: { a: 'b' } } });
     expect(relabeled.metadata.generation).toBe(1);
     expect(relabeled.metadata.uid).toBe(created.metadata.uid);
-    const scaled = server.store.update(deployments, { ...relabeled, spec: { replicas: 3 } });
+    const scaled = server.store.update(deployments, { ...relabeled, spec: { replicas: 3, selector: {}, template: {} } });
     expect(scaled.metadata.generation).toBe(2);
-    expect(() => server.store.update(deployments, { ...created, spec: { replicas: 5 } })).toThrow(ApiStatusError);
+    expect(() => server.store.update(deployments, { ...created, spec: { replicas: 5, selector: {}, template: {} } })).toThrow(ApiStatusError);
     try {
-      server.store.update(deployments, { ...created, spec: { replicas: 5 } });
+      server.store.update(deployments, { ...created, spec: { replicas: 5, selector: {}, template: {} } });
     } catch (error) {
       expect((error as ApiStatusError).status).toMatchObject({
         code: 409,
@@ -65,7 +65,7 @@ describe('store', () => {
           'Operation cannot be fulfilled on deployments.apps "d": the object has been modified; please apply your changes to the latest version and try again',
       });
     }
-    expect(server.store.get(deployments, 'ns', 'd')!.spec).toEqual({ replicas: 3 });
+    expect(server.store.get(deployments, 'ns', 'd')!.spec).toEqual({ replicas: 3, selector: {}, template: {} });
   });
 
   it('throws 404 NotFound on update or delete of a missing object', () => {
@@ -152,8 +152,8 @@ describe('objects over HTTP', () => {
     expect((await get(server, '/apis/acme.io/v2/gadgets')).json.items[0].kind).toBe('Gadget');
   });
 
-  it('applies merge and strategic-merge patches (null deletes, lists replace), with resourceVersion preconditions', async () => {
-    const created = server.store.create(pods, { metadata: { name: 'p', namespace: 'ns', labels: { a: '1', b: '2' } }, spec: { nodeName: 'n1' } });
+  it('applies merge and strategic-merge patches (null deletes), with resourceVersion preconditions', async () => {
+    const created = server.store.create(pods, { metadata: { name: 'p', namespace: 'ns', labels: { a: '1', b: '2' } }, spec: { nodeName: 'n1', containers: [] } });
     const patched = await call(server, 'PATCH', '/api/v1/namespaces/ns/pods/p', {
       body: { metadata: { labels: { a: null, c: '3' } }, spec: { containers: [{ name: 'x' }] } },
       headers: { 'Content-Type': 'application/strategic-merge-patch+json' },
@@ -178,7 +178,7 @@ describe('objects over HTTP', () => {
   });
 
   it('updates only .status through the status subresource', async () => {
-    server.store.create(pods, { metadata: { name: 'p', namespace: 'ns' }, spec: { nodeName: 'n1' } });
+    server.store.create(pods, { metadata: { name: 'p', namespace: 'ns' }, spec: { nodeName: 'n1', containers: [] } });
     const reply = await call(server, 'PUT', '/api/v1/namespaces/ns/pods/p/status', {
       body: { metadata: { name: 'p' }, spec: { nodeName: 'ignored' }, status: { phase: 'Running' } },
     });
@@ -189,14 +189,14 @@ describe('objects over HTTP', () => {
 });
 
 describe('discovery', () => {
-  it('answers /version with major 1, minor 32', async () => {
-    expect((await get(server, '/version')).json).toMatchObject({ major: '1', minor: '32' });
+  it('answers /version with the newest modelled version by default', async () => {
+    expect((await get(server, '/version')).json).toMatchObject({ major: '1', minor: '36' });
   });
 
   it('lists the core version at /api and the named groups at /apis', async () => {
     expect((await get(server, '/api')).json.versions).toEqual(['v1']);
     const groups = (await get(server, '/apis')).json.groups;
-    expect(groups.map((g: { name: string }) => g.name).sort()).toEqual(['apps', 'example.com']);
+    expect(groups.map((g: { name: string }) => g.name).sort()).toEqual(['apps', 'coordination.k8s.io', 'example.com']);
     expect(groups.find((g: { name: string }) => g.name === 'apps').versions).toEqual([{ groupVersion: 'apps/v1', version: 'v1' }]);
   });
 
@@ -239,21 +239,31 @@ describe('request log', () => {
 });
 
 describe('lifecycle', () => {
-  it('restart() drops open watches, listens again on the same port and keeps data and history', async () => {
+  it('restart() drops open watches, listens again on the same port, keeps data and etcd history, and restarts the watch cache', async () => {
     server.store.create(pods, { metadata: { name: 'a', namespace: 'ns' } });
     const from = server.store.resourceVersion;
     server.store.create(pods, { metadata: { name: 'b', namespace: 'ns' } });
     const stream = await openWatch(server, `/api/v1/pods?watch=1&resourceVersion=${from}`);
     await stream.untilLines(1);
     const url = server.url;
+    const restartedAt = server.store.resourceVersion;
     await server.restart();
     await stream.untilClosed();
     expect(stream.outcome).toBe('aborted');
     expect(server.url).toBe(url);
     expect((await get(server, '/api/v1/pods')).json.items).toHaveLength(2);
-    const resumed = await openWatch(server, `/api/v1/pods?watch=1&resourceVersion=${from}`);
+    // The new watch cache starts at the restart's revision: older watches get 410 ...
+    const tooOld = await openWatch(server, `/api/v1/pods?watch=1&resourceVersion=${from}`);
+    await tooOld.untilClosed();
+    expect(tooOld.events).toEqual([
+      { type: 'ERROR', object: expect.objectContaining({ code: 410, reason: 'Expired', message: `too old resource version: ${from} (${restartedAt})` }) },
+    ]);
+    // ... while etcd still has the state at that version.
+    expect((await get(server, `/api/v1/pods?resourceVersion=${from}&resourceVersionMatch=Exact`)).json.items.map((pod: { metadata: { name: string } }) => pod.metadata.name)).toEqual(['a']);
+    const resumed = await openWatch(server, `/api/v1/pods?watch=1&resourceVersion=${restartedAt}`);
+    server.store.create(pods, { metadata: { name: 'c', namespace: 'ns' } });
     await resumed.untilLines(1);
-    expect(resumed.events[0]!.object.metadata.name).toBe('b');
+    expect(resumed.events[0]!.object.metadata.name).toBe('c');
     resumed.close();
   });
 
@@ -277,6 +287,6 @@ describe('lifecycle', () => {
     await server.close();
     server = await startApiServer({ tls: true });
     expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    expect((await get(server, '/version')).json.minor).toBe('32');
+    expect((await get(server, '/version')).json.minor).toBe('36');
   });
 });

@@ -1,0 +1,174 @@
+/**
+ * A leader-elected controller on a work queue: every Namespace labelled `team=<name>` gets a
+ * ConfigMap `team` holding `{ team: <name> }`; when the label goes, so does the ConfigMap.
+ *
+ * - Run several replicas: they elect a leader on a Lease (`leaderElection`). Every replica keeps
+ *   its caches warm; only the leader reconciles (`whileLeader`), and when it stops, it releases
+ *   the Lease so another takes over within a retry period (within the lease duration if it dies).
+ * - `changedKeys` turns both informers into keys (a ConfigMap stands for its namespace);
+ *   `reconcile` keeps one entry per key, never works on one namespace twice at once, and retries
+ *   a failed reconcile with backoff (5 ms doubling per failure, 10 per second overall).
+ * - Reconciles read the latest caches when they start, and write only the difference.
+ *
+ * Run: `npx ts-node examples/teamNamespaces.ts [identity]` (current kubeconfig context; Ctrl-C
+ * stops and hands over). Start it twice to watch the election.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { hostname } from 'node:os';
+import { merge, Subscription } from 'rxjs';
+import {
+  changedKeys,
+  configMaps,
+  dropManagedFields,
+  informer,
+  leaderElection,
+  namespaces,
+  reconcile,
+  resourcePath,
+  waitForSync,
+  whileLeader,
+  type ConfigMap,
+  type LeaderElectionOptions,
+  type Logger,
+  type Namespace,
+  type Snapshot,
+} from '../lib';
+import { aborted, KubeApiError, kubeJson } from './kubeApi';
+
+/** The label a Namespace carries to get a team ConfigMap. */
+export const TEAM_LABEL = 'team';
+/** The ConfigMap kept in each team Namespace. */
+export const CONFIG_MAP = 'team';
+/** Marks the ConfigMaps this controller owns; its ConfigMap informer watches only these. */
+export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'team-namespaces' } as const;
+
+/** Options of {@link main}. */
+export interface TeamNamespacesOptions {
+  /** This replica's identity in the election. Default: host name and process id. */
+  readonly identity?: string;
+  /** Where the Lease lives. Default 'default'. */
+  readonly leaseNamespace?: string;
+  /** Election timings (ms); client-go's defaults otherwise (15 s, 10 s, 2 s). */
+  readonly timings?: Pick<LeaderElectionOptions, 'leaseDuration' | 'renewDeadline' | 'retryPeriod'>;
+  /** Reconcile every namespace again this often (ms). Default 600 000. */
+  readonly resyncPeriod?: number;
+  /** How long to wait for the first lists. Default 30 000 ms. */
+  readonly syncTimeout?: number;
+  /** Stops the replica; `main` resolves once its work has stopped and the Lease is let go. */
+  readonly signal?: AbortSignal;
+  /** Where progress lines go. Default `console.log`. */
+  readonly log?: (line: string) => void;
+  /** The informers', queue's and election's logger. Default silent. */
+  readonly logger?: Logger;
+}
+
+/**
+ * Runs one replica until `options.signal` aborts. Rejects when the caches cannot sync within
+ * `syncTimeout` (a 403 from RBAC), with the informer's error.
+ */
+export async function main(kubeConfig: KubeConfig, options: TeamNamespacesOptions = {}): Promise<void> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const { logger } = options;
+  const namespaceInformer = informer(kubeConfig, namespaces, { logger, transform: dropManagedFields });
+  const configMapInformer = informer(kubeConfig, configMaps, { logger, transform: dropManagedFields, labelSelector: selectorOf(MANAGED_BY) });
+
+  const caches = new Subscription();
+  let namespacesNow: Snapshot<Namespace> | undefined;
+  let configMapsNow: Snapshot<ConfigMap> | undefined;
+  caches.add(namespaceInformer.informer$.subscribe((snapshot) => (namespacesNow = snapshot)));
+  caches.add(configMapInformer.informer$.subscribe((snapshot) => (configMapsNow = snapshot)));
+  let election: Subscription | undefined;
+  try {
+    await waitForSync([namespaceInformer, configMapInformer], { timeout: options.syncTimeout ?? 30_000, signal: options.signal });
+    log('caches synced');
+
+    // A namespace's key is its name (it is cluster-scoped); a ConfigMap stands for its namespace.
+    const keys$ = merge(
+      namespaceInformer.informer$.pipe(changedKeys({ resyncPeriod: options.resyncPeriod ?? 600_000 })),
+      configMapInformer.informer$.pipe(changedKeys({ keysOf: (configMap: ConfigMap) => [configMap.metadata.namespace ?? ''] })),
+    );
+    const work$ = keys$.pipe(
+      reconcile(
+        async (key) => {
+          // Read the latest caches when the work starts, not the state an event carried.
+          const outcome = await reconcileNamespace(kubeConfig, namespacesNow?.get(key), configMapsNow?.get(`${key}/${CONFIG_MAP}`), key);
+          if (outcome !== undefined) log(`${outcome} ${CONFIG_MAP} in ${key}`);
+        },
+        { concurrency: 2, logger, name: 'team-namespaces' },
+      ),
+    );
+
+    const identity = options.identity ?? `${hostname()}-${process.pid}`;
+    election = leaderElection(kubeConfig, { namespace: options.leaseNamespace ?? 'default', name: 'team-namespaces', identity, logger, ...options.timings })
+      .pipe(whileLeader(work$))
+      .subscribe((event) => {
+        if ('state' in event) {
+          if (event.state === 'leading') log('leading');
+          else if (event.state === 'following') log(`following ${event.holder ?? '(nobody)'}`);
+          else log(`lost the lease (${event.reason})`);
+        } else if (event.type === 'failed') {
+          log(`retrying ${event.key} in ${event.retryIn} ms: ${event.error instanceof Error ? event.error.message : String(event.error)}`);
+        }
+      });
+
+    await aborted(options.signal);
+  } finally {
+    // The work stops first, then the election lets the Lease go, then the caches.
+    election?.unsubscribe();
+    caches.unsubscribe();
+    log('stopped');
+  }
+}
+
+/** What one reconcile did to the namespace's ConfigMap. */
+type Outcome = 'created' | 'updated' | 'deleted' | undefined;
+
+/** Makes the namespace's ConfigMap match its team label: present with `{ team }`, or absent. */
+async function reconcileNamespace(kubeConfig: KubeConfig, namespace: Namespace | undefined, current: ConfigMap | undefined, name: string): Promise<Outcome> {
+  const team = namespace?.metadata.deletionTimestamp === undefined ? namespace?.metadata.labels?.[TEAM_LABEL] : undefined;
+  const path = resourcePath(configMaps, { namespace: name, name: CONFIG_MAP });
+  if (team === undefined) {
+    if (current === undefined) return undefined;
+    try {
+      await kubeJson(kubeConfig, 'DELETE', path);
+    } catch (error) {
+      if (!(error instanceof KubeApiError && error.code === 404)) throw error;
+    }
+    return 'deleted';
+  }
+  if (current?.data?.team === team) return undefined;
+  if (current === undefined) {
+    const body: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CONFIG_MAP, namespace: name, labels: { ...MANAGED_BY } }, data: { team } };
+    try {
+      await kubeJson(kubeConfig, 'POST', resourcePath(configMaps, { namespace: name }), body);
+      return 'created';
+    } catch (error) {
+      // The cache lags our own writes, or someone made one by hand: take it over with a patch.
+      if (!(error instanceof KubeApiError && error.code === 409)) throw error;
+    }
+  }
+  // A thrown error (a 500, a dropped connection) is retried by reconcile() with backoff.
+  await kubeJson(kubeConfig, 'PATCH', path, { metadata: { labels: MANAGED_BY }, data: { team } }, 'application/merge-patch+json');
+  return 'updated';
+}
+
+function selectorOf(labels: Readonly<Record<string, string>>): string {
+  return Object.entries(labels)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+}
+
+if (require.main === module) {
+  void (async () => {
+    const { KubeConfig } = await import('@kubernetes/client-node');
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromDefault();
+    const stop = new AbortController();
+    process.once('SIGINT', () => stop.abort());
+    process.once('SIGTERM', () => stop.abort());
+    await main(kubeConfig, { identity: process.argv[2], signal: stop.signal });
+  })().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,58 @@
+import type { Resource } from '../resources/resource';
+import type { KubeObject } from '../store/object';
+import type { ClusterStoreImpl } from './clusterStore';
+import type { StoredObject } from './history';
+import { createObject, updateObject } from './objectHandlers';
+import { ApiStatusError, invalid } from './status';
+
+/**
+ * How a PUT behaves for a resource whose registry strategy differs from the loopback server's
+ * default (unconditional updates allowed, no create on update): the two switches of apiserver's
+ * `rest.RESTUpdateStrategy`, applied as `registry/generic/registry/store.go`'s `Update` does.
+ */
+export interface UpdateStrategy {
+  /**
+   * A PUT to a missing name creates the object, whatever resourceVersion it carries; it is
+   * answered 201 (apiserver `endpoints/handlers/update.go`: `wasCreated`).
+   */
+  readonly allowCreateOnUpdate: boolean;
+  /** A PUT without `metadata.resourceVersion` overwrites; when false it is answered 422. */
+  readonly allowUnconditionalUpdate: boolean;
+}
+
+/**
+ * Leases (kubernetes `pkg/registry/coordination/lease/strategy.go`): a PUT may create, and must
+ * carry the resourceVersion it read, which is what makes leader election safe.
+ */
+export const LEASE_UPDATE_STRATEGY: UpdateStrategy = Object.freeze({ allowCreateOnUpdate: true, allowUnconditionalUpdate: false });
+
+/**
+ * A PUT under `strategy`: creates a missing object when allowed, refuses an update without a
+ * resourceVersion when unconditional updates are not allowed, else updates (409 on a stale one).
+ *
+ * @throws ApiStatusError 404 (missing, no create on update), 422 (no resourceVersion), 409, 400
+ */
+export function updateWithStrategy(
+  store: ClusterStoreImpl,
+  resource: Resource<KubeObject>,
+  namespace: string | undefined,
+  name: string,
+  object: KubeObject,
+  strategy: UpdateStrategy,
+): { readonly entry: StoredObject; readonly created: boolean } {
+  const existing = store.get(resource, resource.namespaced ? (namespace ?? object.metadata.namespace) : undefined, name);
+  const sameName = object.metadata.name === '' || object.metadata.name === name;
+  if (existing === undefined && strategy.allowCreateOnUpdate && sameName) {
+    // store.go wipes the system fields of a create-on-update; the stored resourceVersion is new.
+    const { resourceVersion: _ignored, uid: _uid, creationTimestamp: _created, ...metadata } = object.metadata;
+    return { entry: createObject(store, resource, namespace, { ...object, metadata: { ...metadata, name } }), created: true };
+  }
+  const resourceVersion = object.metadata.resourceVersion;
+  if (existing !== undefined && !strategy.allowUnconditionalUpdate && (resourceVersion === undefined || resourceVersion === '' || resourceVersion === '0')) {
+    // store.go: field.Invalid(metadata.resourceVersion, 0, "must be specified for an update"), with the resource as the kind.
+    throw new ApiStatusError(
+      invalid(resource.plural, resource.group, name, [{ type: 'FieldValueInvalid', field: 'metadata.resourceVersion', body: 'Invalid value: 0: must be specified for an update' }]),
+    );
+  }
+  return { entry: updateObject(store, resource, namespace, name, object, undefined), created: false };
+}

@@ -1,0 +1,123 @@
+import type { SchedulerLike, Subscription } from 'rxjs';
+
+/**
+ * The bookkeeping of {@link reconcile}'s work queue: client-go's `util/workqueue` queue
+ * (queue.go) and its delayed adds (delaying_queue.go), for string keys, on an RxJS scheduler.
+ *
+ * A key is in at most one of three places, which is what makes the queue safe:
+ *
+ * | where | meaning | a new `add(key)` |
+ * |---|---|---|
+ * | `ready` (and `dirty`) | waiting for a worker | does nothing: one entry per key however many changes |
+ * | `processing` | a worker has it | marks it `dirty`: it is queued again when the worker is `done`, never handed to a second worker |
+ * | `processing` and `dirty` | changed while being processed | does nothing |
+ *
+ * `addAfter(key, ms)` keeps one timer per key; a second call keeps whichever fires first
+ * (delaying_queue.go's `insert`). A delayed key that is added meanwhile is processed at once and
+ * its timer still fires later, adding it again, as in client-go.
+ */
+export class KeyQueue {
+  /** FIFO of keys waiting for a worker, with when each entered it; `head` avoids O(n) shifts. */
+  private ready: { readonly key: string; readonly since: number }[] = [];
+  private head = 0;
+  private readonly dirty = new Set<string>();
+  private readonly processing = new Set<string>();
+  private readonly delayed = new Map<string, { readonly readyAt: number; readonly timer: Subscription }>();
+
+  constructor(
+    private readonly scheduler: SchedulerLike,
+    /** Called after every change of the counts (a key added, taken, done or delayed). */
+    private readonly changed: () => void,
+    /** Called when a delayed key has been added: a worker may take it. */
+    private readonly due: () => void,
+  ) {}
+
+  /** Keys waiting for a worker. */
+  get depth(): number {
+    return this.ready.length - this.head;
+  }
+
+  /** Keys a worker holds. */
+  get inFlight(): number {
+    return this.processing.size;
+  }
+
+  /** Keys waiting for a timer (a retry or a requeue). */
+  get waiting(): number {
+    return this.delayed.size;
+  }
+
+  /** True when nothing waits, runs or is scheduled. */
+  get idle(): boolean {
+    return this.depth === 0 && this.processing.size === 0 && this.delayed.size === 0;
+  }
+
+  /** How long the key at the head of the queue has waited for a worker, ms (0 when none waits). */
+  longestWait(now: number): number {
+    const oldest = this.ready[this.head];
+    return oldest === undefined ? 0 : Math.max(0, now - oldest.since);
+  }
+
+  /** Marks `key` as needing a reconcile (client-go's `Add`). */
+  add(key: string): void {
+    if (this.dirty.has(key)) return;
+    this.dirty.add(key);
+    if (!this.processing.has(key)) this.push(key);
+    this.changed();
+  }
+
+  /** Adds `key` after `delay` ms, or at once when `delay` <= 0 (client-go's `AddAfter`). */
+  addAfter(key: string, delay: number): void {
+    if (delay <= 0) return this.add(key);
+    const readyAt = this.scheduler.now() + delay;
+    const existing = this.delayed.get(key);
+    if (existing !== undefined) {
+      if (existing.readyAt <= readyAt) return;
+      existing.timer.unsubscribe();
+    }
+    const timer = this.scheduler.schedule(() => {
+      this.delayed.delete(key);
+      this.add(key);
+      this.due();
+    }, delay);
+    this.delayed.set(key, { readyAt, timer });
+    this.changed();
+  }
+
+  /** Hands the next waiting key to a worker (client-go's `Get`), or undefined when none waits. */
+  take(): string | undefined {
+    if (this.head === this.ready.length) return undefined;
+    const { key } = this.ready[this.head]!;
+    this.head += 1;
+    // Compact once the consumed prefix dominates: amortized O(1) per key.
+    if (this.head > 1024 && this.head * 2 > this.ready.length) {
+      this.ready = this.ready.slice(this.head);
+      this.head = 0;
+    }
+    this.processing.add(key);
+    this.dirty.delete(key);
+    this.changed();
+    return key;
+  }
+
+  /** The worker is finished with `key`: queue it again if it changed meanwhile (client-go's `Done`). */
+  done(key: string): void {
+    this.processing.delete(key);
+    if (this.dirty.has(key)) this.push(key);
+    this.changed();
+  }
+
+  /** Drops every waiting key, delayed timer and pending re-queue; keys being processed stay until `done`. */
+  clear(): void {
+    for (const { timer } of this.delayed.values()) timer.unsubscribe();
+    this.delayed.clear();
+    this.dirty.clear();
+    this.ready = [];
+    this.head = 0;
+    this.changed();
+  }
+
+  private push(key: string): void {
+    this.ready.push({ key, since: this.scheduler.now() });
+  }
+}
