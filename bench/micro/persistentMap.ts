@@ -40,19 +40,34 @@ interface Subject<M> {
   entries(map: M): Iterable<[string, Value]>;
 }
 
-const ours: Subject<HamtMap<Value>> = {
-  build: (keys, value) => {
-    const transient = HamtMap.empty<Value>().asTransient();
-    for (const key of keys) transient.set(key, value);
-    return transient.persistent();
-  },
-  set: (map, key, value) => map.set(key, value),
-  delete: (map, key) => map.delete(key),
-  get: (map, key) => map.get(key),
-  size: (map) => map.size,
-  forEach: (map, visit) => map.forEach(visit),
-  entries: (map) => map,
-};
+/** A map with our API (`lib/store/hamt`): ours, or immutable's Map behind it (`immutableHamt.ts`). */
+interface OurApi<M> extends Iterable<[string, Value]> {
+  readonly size: number;
+  set(key: string, value: Value): M;
+  delete(key: string): M;
+  get(key: string): Value | undefined;
+  forEach(visit: (value: Value, key: string) => void): void;
+  asTransient(): { set(key: string, value: Value): unknown; persistent(): M };
+}
+
+function onOurApi<M extends OurApi<M>>(empty: M): Subject<M> {
+  return {
+    build: (keys, value) => {
+      const transient = empty.asTransient();
+      for (const key of keys) transient.set(key, value);
+      return transient.persistent();
+    },
+    set: (map, key, value) => map.set(key, value),
+    delete: (map, key) => map.delete(key),
+    get: (map, key) => map.get(key),
+    size: (map) => map.size,
+    forEach: (map, visit) => map.forEach(visit),
+    entries: (map) => map,
+  };
+}
+
+const ours = onOurApi(HamtMap.empty<Value>());
+const adapter = onOurApi(Adapter.HamtMap.empty<Value>());
 
 const immutable: Subject<ImmutableMap<string, Value>> = {
   build: (keys, value) => {
@@ -66,20 +81,6 @@ const immutable: Subject<ImmutableMap<string, Value>> = {
   size: (map) => map.size,
   // Returns nothing, so immutable's early stop (a callback returning false) never triggers.
   forEach: (map, visit) => void map.forEach(visit),
-  entries: (map) => map,
-};
-
-const adapter: Subject<Adapter.HamtMap<Value>> = {
-  build: (keys, value) => {
-    const transient = Adapter.HamtMap.empty<Value>().asTransient();
-    for (const key of keys) transient.set(key, value);
-    return transient.persistent();
-  },
-  set: (map, key, value) => map.set(key, value),
-  delete: (map, key) => map.delete(key),
-  get: (map, key) => map.get(key),
-  size: (map) => map.size,
-  forEach: (map, visit) => map.forEach(visit),
   entries: (map) => map,
 };
 
