@@ -73,6 +73,22 @@ export class HamtMap<V> implements Iterable<[string, V]> {
   }
 }
 
+/** A key whose value differs between two maps, as `lib/store/hamt` declares it. */
+export type HamtDifference<V> = readonly [key: string, before: V | undefined, after: V | undefined];
+
+/**
+ * `diffHamt` on immutable.js, which exposes no walk of the structure two versions share: this one
+ * looks up every key of both maps, O(n) where ours skips shared subtrees and costs O(k log32 n).
+ */
+export function* diffHamt<V>(older: HamtMap<V>, newer: HamtMap<V>): Generator<HamtDifference<V>, void, undefined> {
+  if (older === newer) return;
+  for (const [key, before] of older) {
+    if (!newer.has(key)) yield [key, before, undefined];
+    else if (newer.get(key) !== before) yield [key, before, newer.get(key)];
+  }
+  for (const [key, after] of newer) if (!older.has(key)) yield [key, undefined, after];
+}
+
 /** The transient's API, as `lib/store/hamt` declares it. */
 export interface TransientHamtMap<V> {
   readonly size: number;

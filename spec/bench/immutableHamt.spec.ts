@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { HamtMap } from '../../bench/micro/immutableHamt';
+import { diffHamt, HamtMap } from '../../bench/micro/immutableHamt';
+import * as Ours from '../../lib/store/hamt';
 
 /**
  * The benchmark's stand-in for `lib/store/hamt` on immutable.js must behave like ours, or the
@@ -60,5 +61,22 @@ describe('the immutable.js stand-in for HamtMap', () => {
       return false;
     });
     expect(visits).toBe(2);
+  });
+
+  it('lists the differences between two versions as our diffHamt does', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 100 }), fc.array(opArb, { maxLength: 30 }), (baseOps, changeOps) => {
+        const apply = <M extends { set(key: string, value: number): M; delete(key: string): M }>(map: M, ops: readonly Op[]): M =>
+          ops.reduce((m, op) => (op.kind === 'set' ? m.set(op.key, op.value) : m.delete(op.key)), map);
+        const older = apply(HamtMap.empty<number>(), baseOps);
+        const newer = apply(older, changeOps);
+        const ourOlder = apply(Ours.HamtMap.empty<number>(), baseOps);
+        const ourNewer = apply(ourOlder, changeOps);
+        const byKey = (differences: Iterable<Ours.HamtDifference<number>>): Ours.HamtDifference<number>[] =>
+          [...differences].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        expect(byKey(diffHamt(older, newer))).toEqual(byKey(Ours.diffHamt(ourOlder, ourNewer)));
+      }),
+      { numRuns: 100 },
+    );
   });
 });
