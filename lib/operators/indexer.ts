@@ -79,7 +79,7 @@ export interface IndexerBatchConfig {
   /** Closes the batch with an action of 0 ms. Default `asapScheduler` (a microtask). */
   readonly scheduler?: SchedulerLike;
   /**
-   * The most deltas in one batch. Default {@link RECORD_LIMIT} (256), the most changes of one
+   * The most deltas in one batch. Default 256, the most changes of one
    * snapshot that `handle()` can check key by key cheaply.
    */
   readonly maxDeltas?: number;
