@@ -36,10 +36,16 @@ for (const [field, value] of entryPoints) {
     if (!files.has(target)) problems.push(`package.json "${field}" points at ${target}, which the tarball lacks`);
   }
 }
+// Both formats for each subpath, each with its own declarations (.d.mts beside .mjs, .d.cts beside .cjs).
 for (const subpath of ['.', './testing']) {
-  const entry = manifest.exports && manifest.exports[subpath];
-  if (!entry || typeof entry.types !== 'string' || typeof entry.default !== 'string') {
-    problems.push(`exports["${subpath}"] needs both "types" and "default"`);
+  const entry = (manifest.exports && manifest.exports[subpath]) || {};
+  for (const [condition, js, dts] of [['import', '.mjs', '.d.mts'], ['require', '.cjs', '.d.cts']]) {
+    const target = entry[condition];
+    if (!target || typeof target.types !== 'string' || typeof target.default !== 'string') {
+      problems.push(`exports["${subpath}"].${condition} needs "types" and "default"`);
+    } else if (!target.default.endsWith(js) || !target.types.endsWith(dts)) {
+      problems.push(`exports["${subpath}"].${condition} should point at ${js} and ${dts} files, not ${target.default} and ${target.types}`);
+    }
   }
 }
 
@@ -52,17 +58,24 @@ for (const bin of targets(manifest.bin)) {
 }
 
 // 3. Nothing but the build, the docs and the manifest; no tests, no sources.
-const allowed = /^(dist\/|docs\/|package\.json$|README(\.md)?$|LICENSE(\.md|\.txt)?$|CHANGELOG\.md$)/i;
+const allowed = /^(dist\/|docs\/|examples\/|package\.json$|README\.md$|LICENSE$|CHANGELOG\.md$)/;
 for (const file of files) {
   if (!allowed.test(file)) problems.push(`unexpected file in the tarball: ${file}`);
   else if (/\.(spec|test)\.(js|d\.ts)$/.test(file)) problems.push(`a test file in the tarball: ${file}`);
 }
 
-// 4. No stale build output: each dist/ file comes from a lib/ source that still exists.
+// 4. No stale build output: each dist/ file comes from a lib/ source that still exists (the
+// bundler's own helpers live in dist/_virtual/).
 for (const file of files) {
-  const match = /^dist\/(.+?)(\.d\.ts|\.js|\.js\.map|\.d\.ts\.map)$/.exec(file);
-  if (match && !fs.existsSync(path.join(repo, 'lib', `${match[1]}.ts`))) {
+  const match = /^dist\/(.+?)(\.d\.[cm]ts|\.[cm]js|\.[cm]js\.map)$/.exec(file);
+  if (match && !match[1].startsWith('_virtual/') && !fs.existsSync(path.join(repo, 'lib', `${match[1]}.ts`))) {
     problems.push(`stale build output ${file}: lib/${match[1]}.ts no longer exists (rm -rf dist, then rebuild)`);
+  }
+}
+// Both builds are there: every public module in both formats, with declarations.
+for (const base of ['index', 'testing/index']) {
+  for (const ext of ['.mjs', '.d.mts', '.cjs', '.d.cts']) {
+    if (!files.has(`dist/${base}${ext}`)) problems.push(`the tarball lacks dist/${base}${ext}`);
   }
 }
 
@@ -71,8 +84,8 @@ for (const peer of ['@kubernetes/client-node', 'rxjs']) {
   if (!manifest.peerDependencies || !manifest.peerDependencies[peer]) problems.push(`${peer} is not a peerDependency`);
   if (manifest.dependencies && manifest.dependencies[peer]) problems.push(`${peer} is a dependency; it must be a peer only`);
 }
-if (!files.has('README.md')) notes.push('the tarball has no README.md');
-if (!Array.from(files).some((file) => /^LICENSE/i.test(file))) notes.push(`the tarball has no LICENSE file (license: ${manifest.license})`);
+if (!files.has('README.md')) problems.push('the tarball has no README.md');
+if (!files.has('LICENSE')) problems.push(`the tarball has no LICENSE file (license: ${manifest.license})`);
 
 const tarball = path.join(packDir, pack.filename);
 if (!fs.existsSync(tarball)) problems.push(`npm pack reported ${pack.filename}, which is not in ${packDir}`);

@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# The supported matrix, proved by a real consumer (DEVELOPERS.md): builds and packs rx-informer,
-# installs the tarball into throw-away consumer projects outside the repo, and runs
+# The supported matrix, proved by real consumers (DEVELOPERS.md): packs rx-informer as `npm pack`
+# does on a fresh clone (prepack builds dist/), checks the tarball (its shape, @arethetypeswrong/cli,
+# publint, the links of the docs it ships), installs it into throw-away consumer projects outside
+# the repo, and runs
 #   - compat/smoke.js (plain CommonJS) on the system Node (20) with @kubernetes/client-node 1.x,
 #     and on the repo's Node 22 (devDependency node@22) with client-node 2.x;
-#   - the `rx-informer-apiserver` bin in each;
-#   - tsc on compat/smoke.ts against the packed .d.ts: moduleResolution node16 (the exports map)
-#     with each client-node major, and the classic node10 resolution.
+#   - the `rx-informer-apiserver` bin in each, and on Node 20 with client-node 2.x (it must say
+#     which Node it needs);
+#   - the shipped README's quickstart in CommonJS and ES module consumers, under each TypeScript
+#     setup the README documents (node16, nodenext, bundler), strict, skipLibCheck false:
+#     type-checked, compiled (or bundled), and run against a loopback server;
+#   - tsc on compat/smoke.ts (node20 and the classic node10 resolution), compat/exports.ts, and
+#     compat/typesOnly.ts (CommonJS, module node16);
+#   - a fresh clone without node_modules: `npm test -- <one spec>` and `npm start` install by themselves.
 # Ends with "compat: N passed, N failed"; exits non-zero when anything failed.
 set -euo pipefail
 
@@ -90,14 +97,9 @@ mkdir -p "$WORK/node22-bin"
 ln -s "$("$NODE22" -p 'process.execPath')" "$WORK/node22-bin/node"
 NODE22_PATH="$WORK/node22-bin:$SYSTEM_PATH"
 
-# --- 1. build, pack, shape -------------------------------------------------------------------------
-section "build (npm run build) and pack"
-if ! (cd "$REPO" && npm run build --silent) >"$WORK/build.log" 2>&1; then
-  indent <"$WORK/build.log"
-  fail "package: npm run build failed (output above)"
-  finish
-  exit 1
-fi
+# --- 1. pack (prepack builds), shape, attw, publint, shipped docs -----------------------------------
+section "npm pack (its prepack builds dist/ from nothing) and the tarball's shape"
+rm -rf "$REPO/dist"
 if ! (cd "$REPO" && npm pack --json --pack-destination "$WORK") >"$WORK/pack.json" 2>"$WORK/pack.log"; then
   indent <"$WORK/pack.log"
   fail "package: npm pack failed (output above)"
@@ -106,26 +108,52 @@ if ! (cd "$REPO" && npm pack --json --pack-destination "$WORK") >"$WORK/pack.jso
 fi
 if TARBALL="$("$NODE22" "$COMPAT/checkPack.js" "$REPO" "$WORK/pack.json" "$WORK" 2>"$WORK/shape.log")"; then
   cat "$WORK/shape.log"
-  pass "package: built, packed ($(basename "$TARBALL")), shape checked"
+  pass "package: packed ($(basename "$TARBALL")) with both builds, LICENSE and README; shape checked"
 else
   cat "$WORK/shape.log"
   fail "package: the tarball's shape (see above)"
   finish
   exit 1
 fi
+mkdir -p "$WORK/unpacked" && tar -xzf "$TARBALL" -C "$WORK/unpacked"
+if (cd "$REPO" && "$NODE22" node_modules/@arethetypeswrong/cli/dist/index.js --format table-flipped "$TARBALL") >"$WORK/attw.log" 2>&1; then
+  indent <"$WORK/attw.log"
+  pass "package: @arethetypeswrong/cli finds no problem (node10, node16 from CJS and ESM, bundler)"
+else
+  indent <"$WORK/attw.log"
+  fail "package: @arethetypeswrong/cli (output above)"
+fi
+if (cd "$WORK/unpacked/package" && "$NODE22" "$REPO/node_modules/publint/src/cli.js" --strict .) >"$WORK/publint.log" 2>&1 &&
+  ! grep -qiE '^(errors|warnings|suggestions):' "$WORK/publint.log"; then
+  indent <"$WORK/publint.log"
+  pass "package: publint --strict finds no error, warning or suggestion"
+else
+  indent <"$WORK/publint.log"
+  fail "package: publint (output above)"
+fi
+if "$NODE22" "$COMPAT/checkDocs.js" "$WORK/unpacked/package" "$REPO" 2>"$WORK/docs.log"; then
+  cat "$WORK/docs.log"
+  pass "package: the shipped README and docs link only to shipped files; the quickstart is the repository README's"
+else
+  cat "$WORK/docs.log"
+  fail "package: the shipped docs (see above)"
+fi
 
 # --- 2. consumer projects, installed in parallel -------------------------------------------------------
-# consumer DIR PATH CLIENT_NODE_RANGE: a project with the tarball, rxjs and that client-node, its
-# npm run by the Node on PATH (as the consumer's own npm would be).
+# consumer DIR PATH CLIENT_NODE_RANGE [PACKAGE...]: a project with the tarball, rxjs, that
+# client-node and any other packages, its npm run by the Node on PATH (as the consumer's own npm
+# would be).
 consumer() {
   local dir="$1" path="$2" range="$3"
+  shift 3
   mkdir -p "$dir"
   echo '{ "name": "rx-informer-compat-consumer", "version": "0.0.0", "private": true }' >"$dir/package.json"
-  cp "$COMPAT/smoke.js" "$COMPAT/smoke.ts" "$COMPAT/exports.ts" "$COMPAT/tsconfig.node16.json" "$COMPAT/tsconfig.node10.json" "$dir/"
+  cp "$COMPAT/smoke.js" "$COMPAT/smoke.ts" "$COMPAT/exports.ts" "$COMPAT/typesOnly.ts" "$COMPAT/runQuickstart.js" \
+    "$COMPAT/tsconfig.node16.json" "$COMPAT/tsconfig.node10.json" "$COMPAT/tsconfig.typesOnly.json" "$dir/"
   local limit=()
   command -v timeout >/dev/null && limit=(timeout 600)
   (cd "$dir" && PATH="$path" "${CONSUMER_ENV[@]}" "${limit[@]+"${limit[@]}"}" npm install --no-audit --no-fund --prefer-offline --loglevel=error \
-    "$TARBALL" "rxjs@$RXJS_RANGE" "@kubernetes/client-node@$range")
+    "$TARBALL" "rxjs@$RXJS_RANGE" "@kubernetes/client-node@$range" "$@")
 }
 
 CN1="$WORK/consumer-node20-client-node1"
@@ -134,7 +162,9 @@ section "installing consumers (tarball + rxjs@$RXJS_RANGE + @kubernetes/client-n
 consumer "$CN1" "$SYSTEM_PATH" '^1' >"$WORK/install1.log" 2>&1 &
 INSTALL1=$!
 JOBS+=("$INSTALL1")
-consumer "$CN2" "$NODE22_PATH" '^2' >"$WORK/install2.log" 2>&1 &
+# The TypeScript consumers live in CN2 and check with skipLibCheck false: client-node's own
+# declarations then need @types/ws (see the README's TypeScript setup).
+consumer "$CN2" "$NODE22_PATH" '^2' '@types/node@^22' '@types/ws@^8' >"$WORK/install2.log" 2>&1 &
 INSTALL2=$!
 JOBS+=("$INSTALL2")
 CN1_OK=true
@@ -148,13 +178,34 @@ CN2_VERSION="$(installed_version "$CN2" @kubernetes/client-node)"
 # --- 3. type checks in the background, runtime checks in the foreground ------------------------------
 TSC=("$NODE22" "$REPO/node_modules/typescript/bin/tsc")
 TSC_VERSION="$("${TSC[@]}" --version | sed 's/^Version //')"
-# typecheck NAME DIR CONFIG: runs tsc in the background; results are collected below.
+# typecheck NAME DIR CONFIG: runs tsc in the background, at most two at a time (two cores);
+# results are collected below.
 declare -a TYPECHECKS=()
+TYPECHECK_COUNT=0
 typecheck() {
-  local name="$1" dir="$2" config="$3" log="$WORK/tsc-${#TYPECHECKS[@]}.log"
-  (cd "$dir" && PATH="$NODE22_PATH" "${CONSUMER_ENV[@]}" "${TSC[@]}" -p "$config") >"$log" 2>&1 &
+  local name="$1" dir="$2" config="$3" log="$WORK/tsc-$((TYPECHECK_COUNT += 1)).log"
+  while [ "$(jobs -rp | wc -l)" -ge 2 ]; do sleep 0.2; done
+  (
+    cd "$dir" && PATH="$NODE22_PATH" "${CONSUMER_ENV[@]}" "${TSC[@]}" -p "$config"
+    echo $? >"$log.rc"
+  ) >"$log" 2>&1 &
   JOBS+=("$!")
   TYPECHECKS+=("$!|$name|$log")
+}
+# collect_typechecks: waits for every typecheck started so far and reports each.
+collect_typechecks() {
+  for entry in "${TYPECHECKS[@]+"${TYPECHECKS[@]}"}"; do
+    IFS='|' read -r pid name log <<<"$entry"
+    wait "$pid" 2>/dev/null || true
+    if [ "$(cat "$log.rc" 2>/dev/null)" = 0 ]; then
+      pass "$name"
+    else
+      indent <"$log"
+      fail "$name (output above)"
+    fi
+  done
+  TYPECHECKS=()
+  JOBS=()
 }
 
 # runtime LABEL DIR PATH: smoke.js and the bin under the Node on PATH.
@@ -214,16 +265,106 @@ else
   runtime "node $N22_VERSION + client-node $CN2_VERSION" "$CN2" "$NODE22_PATH"
 fi
 
-section "TypeScript consumers (tsc --noEmit on compat/smoke.ts against the packed .d.ts)"
-for entry in "${TYPECHECKS[@]+"${TYPECHECKS[@]}"}"; do
-  IFS='|' read -r pid name log <<<"$entry"
-  if wait "$pid"; then
-    pass "$name"
+section "TypeScript consumers of compat/smoke.ts, exports.ts, typesOnly.ts (tsc --noEmit)"
+if $CN2_OK; then
+  typecheck "types, CommonJS, module node16 (types only: rx-informer's declarations), client-node $CN2_VERSION, skipLibCheck false" "$CN2" tsconfig.typesOnly.json
+fi
+collect_typechecks
+
+# The shipped README's quickstart in CommonJS and ES module consumers, under each documented setup.
+README_SHIPPED="$CN2/node_modules/rx-informer/README.md"
+SETUPS=(node16 nodenext bundler)
+section "the README quickstart: {CommonJS, ES module} x {${SETUPS[*]}}, strict, skipLibCheck false (tsc $TSC_VERSION, client-node $CN2_VERSION)"
+declare -a QUICKSTARTS=()
+if $CN2_OK; then
+  for kind in cjs esm; do
+    for setup in "${SETUPS[@]}"; do
+      dir="$CN2/quickstart-$kind-$setup"
+      if "$NODE22" "$COMPAT/consumerProject.js" "$README_SHIPPED" "$dir" "$kind" "$setup" 2>"$WORK/layout.log"; then
+        echo "   $kind/$setup: $(tr -d '\n' <"$dir/tsconfig.json" | sed -E 's/ +/ /g; s/"(target|lib|types|strict|outDir|noEmit)"[^,}]*,? ?//g')"
+        typecheck "quickstart, $kind, $setup: type-checks" "$dir" tsconfig.json
+        QUICKSTARTS+=("$kind|$setup|$dir")
+      else
+        indent <"$WORK/layout.log"
+        fail "quickstart, $kind, $setup: the README's tsconfig or quickstart block (output above)"
+      fi
+    done
+  done
+fi
+collect_typechecks
+ROLLDOWN=("$NODE22" "$REPO/node_modules/rolldown/bin/cli.mjs")
+for entry in "${QUICKSTARTS[@]+"${QUICKSTARTS[@]}"}"; do
+  IFS='|' read -r kind setup dir <<<"$entry"
+  program="$dir/out/quickstart.js"
+  if [ "$setup" = bundler ]; then
+    # A bundler follows the exports map's import condition and bundles rx-informer in; the peers stay external.
+    program="$dir/out/quickstart.$([ "$kind" = esm ] && echo mjs || echo cjs)"
+    if ! "${ROLLDOWN[@]}" "$dir/quickstart.ts" --format "$kind" --platform node --external '@kubernetes/client-node,rxjs' --file "$program" >"$dir/bundle.log" 2>&1; then
+      indent <"$dir/bundle.log"
+      fail "quickstart, $kind, $setup: bundling with rolldown (output above)"
+      continue
+    fi
+  fi
+  if [ ! -f "$program" ]; then
+    fail "quickstart, $kind, $setup: no compiled program at $program"
+  elif (cd "$CN2" && PATH="$NODE22_PATH" "${CONSUMER_ENV[@]}" node runQuickstart.js "$program") >"$dir/run.log" 2>&1; then
+    indent <"$dir/run.log"
+    pass "quickstart, $kind, $setup: runs against a loopback server from rx-informer/testing and exits by itself"
   else
-    indent <"$log"
-    fail "$name (output above)"
+    indent <"$dir/run.log"
+    fail "quickstart, $kind, $setup: run (output above)"
   fi
 done
-JOBS=()
+
+section "the rx-informer-apiserver bin on the system Node with client-node 2.x (which needs Node >= 22.19)"
+if [ -n "$SYSTEM_NODE" ] && $CN2_OK && [ "$(major_of "$(version_of "$SYSTEM_NODE")")" -lt 22 ]; then
+  # --kubeconfig-out is what makes the server load client-node (to build the kubeconfig).
+  if (cd "$CN2" && PATH="$SYSTEM_PATH" "${CONSUMER_ENV[@]}" node_modules/.bin/rx-informer-apiserver --pods 1 --duration 1 --kubeconfig-out "$WORK/bin20.kubeconfig") >"$WORK/bin20.log" 2>&1; then
+    indent <"$WORK/bin20.log"
+    fail "the bin ran on Node $(version_of "$SYSTEM_NODE") with client-node $CN2_VERSION: expected it to refuse"
+  elif grep -q 'needs Node >= 22.19' "$WORK/bin20.log"; then
+    indent <"$WORK/bin20.log"
+    pass "the bin on Node $(version_of "$SYSTEM_NODE") with client-node $CN2_VERSION names the Node it needs and why"
+  else
+    indent <"$WORK/bin20.log"
+    fail "the bin on Node $(version_of "$SYSTEM_NODE") with client-node $CN2_VERSION failed without naming the Node it needs"
+  fi
+else
+  echo "   skipped: the system node is not older than 22 (or a consumer failed to install)"
+fi
+
+# --- 4. a fresh clone: the README's two commands are all the set-up -------------------------------------
+section "fresh clone without node_modules: npm test -- <one spec>, then npm start (the pre scripts install)"
+if [ "${COMPAT_FRESH_CLONE:-1}" = 0 ]; then
+  echo "   skipped: COMPAT_FRESH_CLONE=0 (.ci/run sets it: CI is itself a fresh clone that starts with npm test)"
+elif ! git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1; then
+  fail "fresh clone: $REPO is not a git repository"
+else
+  CLONE="$WORK/clone"
+  git clone --quiet --no-hardlinks "$REPO" "$CLONE"
+  # Every Node process records its version and script, so the log tells which Node ran jest and ts-node.
+  printf '%s\n' "require('node:fs').appendFileSync(process.env.RX_INFORMER_NODE_LOG, process.version + ' ' + (process.argv[1] || '-') + '\\n');" >"$WORK/recordNode.js"
+  FRESH_ENV=("${CONSUMER_ENV[@]}" "RX_INFORMER_NODE_LOG=$WORK/nodes.log" "NODE_OPTIONS=--require $WORK/recordNode.js")
+  limit=()
+  command -v timeout >/dev/null && limit=(timeout 900)
+  if (cd "$CLONE" && PATH="$SYSTEM_PATH" "${FRESH_ENV[@]}" "${limit[@]+"${limit[@]}"}" npm test -- spec/store/keys.spec.ts) >"$WORK/fresh-test.log" 2>&1 &&
+    grep -q 'installing the locked dependencies first' "$WORK/fresh-test.log" && grep -qE '^v22\.[0-9.]+ .*jest' "$WORK/nodes.log"; then
+    grep -E 'rx-informer:|Tests:' "$WORK/fresh-test.log" | indent
+    pass "fresh clone: npm test -- spec/store/keys.spec.ts installed the locked dependencies, then ran jest on $(grep -m1 -oE '^v22\.[0-9.]+ .*jest' "$WORK/nodes.log" | cut -d' ' -f1)"
+  else
+    tail -40 "$WORK/fresh-test.log" | indent
+    fail "fresh clone: npm test (output above)"
+  fi
+  : >"$WORK/nodes.log"
+  if (cd "$CLONE" && PATH="$SYSTEM_PATH" "${FRESH_ENV[@]}" "${limit[@]+"${limit[@]}"}" npm start -- --duration 3 --no-tty) >"$WORK/fresh-start.log" 2>&1 &&
+    ! grep -q 'installing the locked dependencies first' "$WORK/fresh-start.log" && grep -qE '^v22\.[0-9.]+ .*ts-node' "$WORK/nodes.log"; then
+    tail -3 "$WORK/fresh-start.log" | indent
+    pass "fresh clone: npm start -- --duration 3 --no-tty ran the demo on $(grep -m1 -oE '^v22\.[0-9.]+ .*ts-node' "$WORK/nodes.log" | cut -d' ' -f1), installing nothing more"
+  else
+    tail -40 "$WORK/fresh-start.log" | indent
+    echo "   node processes:" && indent <"$WORK/nodes.log"
+    fail "fresh clone: npm start (output above)"
+  fi
+fi
 
 finish

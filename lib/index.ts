@@ -15,18 +15,18 @@ export type {
   GroupVersionResource,
   ListSelectors,
 } from './factory/factory';
-export { waitForSync, SyncTimeoutError } from './informer/waitForSync';
+export { waitForSync, SyncTimeoutError, InformerStoppedError } from './informer/waitForSync';
 export type { WaitForSyncOptions, UnsyncedInformer, SyncedSnapshots } from './informer/waitForSync';
 
 // Resources.
 export { resourcePath, apiVersionOf, defineResource } from './resources/resource';
-export type { Resource, ResourceScope } from './resources/resource';
-export { pods, configMaps, secrets, services, namespaces, nodes, deployments, leases } from './resources/builtins';
-export type { Pod, ConfigMap, Secret, Namespace, Service, Node, Deployment, Lease } from './resources/builtins';
+export type { Resource, ResourceScope, WireObject, WireJson } from './resources/resource';
+// Every built-in resource (pods, deployments, ...) and its object type (Pod, Deployment, ...).
+export * from './resources/builtins';
 
 // The delta stream, health and logging.
 export type { Delta, DeltaType, ReplaceDelta, AddedDelta, UpdatedDelta, DeletedDelta, BookmarkDelta } from './reflector/delta';
-export type { Health, ReflectorPhase } from './reflector/health';
+export type { Health, ReflectorPhase, InformerHealth, CacheHealth } from './reflector/health';
 export { silentLogger } from './logger';
 export type { Logger } from './logger';
 
@@ -45,10 +45,12 @@ export {
   ProtocolError,
   ConfigError,
   IdleTimeoutError,
+  RejectedObjectError,
+  isBadRequest,
   isExpired,
   isTooLargeResourceVersion,
 } from './sources/errors';
-export type { Status, InformerErrorKind, ProtocolProblem, ConfigProblem } from './sources/errors';
+export type { Status, InformerErrorKind, ProtocolProblem, ConfigProblem, RejectionStage, RejectionOutcome } from './sources/errors';
 
 // Operators.
 export { reflect, INITIAL_EVENTS_END_ANNOTATION } from './reflector/reflect';

@@ -12,8 +12,9 @@
  *
  * With a kubeconfig as third argument the same runs over HTTP against that server (start one with
  * `rx-informer-apiserver --pods 100000 --churn 0 --kubeconfig-out /tmp/kc.yaml`): a2 reads pages
- * as the floor client does, b uses `informer()` (with `pageSize` from PAGE_SIZE, default 500, and
- * `listReadAhead: false` when READ_AHEAD=0).
+ * as the floor client does, b uses `informer()` (with `pageSize` from PAGE_SIZE, default 500,
+ * `listReadAhead: false` when READ_AHEAD=0, and a streaming list, its default, unless
+ * STREAMING_LIST=0).
  *
  * Prints the time to synced, CPU time, the longest event-loop stall and GC pauses. Add
  * --cpu-prof or --trace-gc before -r to attribute them; SYNC_STALLS=1 prints every stall over
@@ -157,7 +158,10 @@ function runInformer(kubeConfig: KubeConfig | undefined): Promise<void> {
     watch: () => new Observable<WatchEvent<Pod>>(() => undefined),
   };
   const indexers = { [NAMESPACE_INDEX]: namespaceIndex, app: labelIndex('app') };
-  const informer = kubeConfig === undefined ? informerFrom(listerWatcher, { indexers }) : createInformer(kubeConfig, pods, { indexers, pageSize: HTTP_PAGE_SIZE, listReadAhead: process.env['READ_AHEAD'] !== '0' });
+  const informer =
+    kubeConfig === undefined
+      ? informerFrom(listerWatcher, { indexers })
+      : createInformer(kubeConfig, pods, { indexers, pageSize: HTTP_PAGE_SIZE, listReadAhead: process.env['READ_AHEAD'] !== '0', streamingList: process.env['STREAMING_LIST'] !== '0' });
   return new Promise((resolve) => {
     if (variant === 'b-cache') {
       informer.informer$.subscribe((snapshot) => snapshot.synced && resolve());

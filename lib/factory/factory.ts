@@ -1,12 +1,18 @@
-import type { KubeConfig } from '@kubernetes/client-node';
-import { defer, type Observable, type Subscription } from 'rxjs';
-import { informer, informerName, type Informer, type InformerFromOptions, type InformerOptions } from '../informer/informer';
+import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
+import { asyncScheduler, BehaviorSubject, EMPTY, filter, first, firstValueFrom, Subject, switchMap, takeUntil, type Observable, type Subscription } from 'rxjs';
+import { checkInformerConfig } from '../informer/checkInformerConfig';
+import { informer, informerFrom, informerName, type Informer, type InformerFromOptions, type InformerOptions } from '../informer/informer';
 import { silentLogger } from '../logger';
 import { defineResource, type Resource } from '../resources/resource';
+import type { ListerWatcher } from '../sources/listerWatcher';
+import { resolveTarget } from '../sources/transport';
 import type { IndexFunc } from '../store/indexers';
 import type { KubeObject } from '../store/object';
 import type { Snapshot } from '../store/snapshot';
-import { waitForSync, type WaitForSyncOptions } from '../informer/waitForSync';
+import { InformerStoppedError, waitForSync, type WaitForSyncOptions } from '../informer/waitForSync';
+import { lazyInformer, type LazyInformer } from './lazyInformer';
+
+export { IndexerConflictError } from './lazyInformer';
 
 /** Any resource by group, version and plural name, when no typed descriptor is at hand. */
 export interface GroupVersionResource {
@@ -30,7 +36,7 @@ export interface ListSelectors {
  * Options of {@link informerFactory}; every informer it makes shares them. All optional. The
  * options passed straight through to each informer are {@link InformerFromOptions}' own, so that
  * their documentation and defaults live in one place. `logger` also gets the factory's own line
- * when an informer stops on an error.
+ * when an informer stops on an error; `scheduler` also runs the factory's own timers.
  */
 export interface InformerFactoryOptions
   extends Pick<InformerFromOptions, 'freeze' | 'shareUnchanged' | 'streamingList' | 'scheduler' | 'logger' | 'backoff' | 'pageSize'>,
@@ -52,46 +58,61 @@ export interface InformerForOptions<T extends KubeObject = KubeObject> {
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
   /**
-   * Index functions, merged into the shared informer's (client-go's AddIndexers). Allowed until the
-   * informer is first subscribed; after that, a new index name throws {@link IndexerConflictError}.
+   * Index functions, merged into the shared informer's (client-go's AddIndexers), which always has
+   * the namespace index (`NAMESPACE_INDEX`, used by `snapshot.list({ namespace })`). Allowed until
+   * the informer first runs; after that, a new index name throws {@link IndexerConflictError}.
    */
   readonly indexers?: Readonly<Record<string, IndexFunc<T>>>;
-}
-
-/** An index was requested that the shared informer cannot take: it already runs, or the name is taken. */
-export class IndexerConflictError extends Error {
-  constructor(readonly informerName: string, readonly indexName: string, why: string) {
-    super(`cannot add index ${JSON.stringify(indexName)} to informer ${informerName}: ${why}`);
-    this.name = 'IndexerConflictError';
-  }
 }
 
 /** Makes and shares informers; see {@link informerFactory}. */
 export interface InformerFactory {
   /**
    * The shared informer for a resource (typed descriptor, or any group/version/resource) in a
-   * namespace with selectors: the same arguments give the same informer. It runs once `start()`
-   * has been called (at once when made after it).
+   * namespace with selectors: the same arguments give the same informer. Its streams may be
+   * subscribed at once, but nothing is requested before `start()`; they complete at `shutdown()`.
+   *
+   * @throws ConfigError at once for a label or field selector that does not parse.
    */
   informerFor<T extends KubeObject>(resource: Resource<T>, options?: InformerForOptions<T>): Informer<T>;
   /** The shared informer for a resource named by group, version and plural, typed as `KubeObject`. */
   informerFor(resource: GroupVersionResource, options?: InformerForOptions): Informer<KubeObject>;
-  /** Runs every informer made so far, and those made later. Idempotent. */
+  /**
+   * Runs every informer made so far, and those made later, and lets every stream subscribed to
+   * them through. Idempotent. An informer whose cache failed is started again.
+   */
   start(): void;
-  /** Waits for every started informer (see the `waitForSync` function); resolves with their snapshots by name. */
+  /**
+   * Waits for every informer the factory has made (see the `waitForSync` function); resolves with
+   * their snapshots by name. Rejects at once before `start()`, and with an `InformerStoppedError`
+   * naming an informer whose cache failed (client-go's WaitForCacheSync reports it unsynced).
+   */
   waitForSync(options?: WaitForSyncOptions): Promise<ReadonlyMap<string, Snapshot<KubeObject>>>;
-  /** Stops every informer the factory runs. A later `start()` starts them fresh, with new lists. */
-  shutdown(): void;
+  /**
+   * Stops every informer: completes every stream of every informer the factory made (`informer$`,
+   * `handle()` streams, `synced$`, `changes$`, `deltas$`; `health$` goes on and reports `idle`), so
+   * that nothing it runs keeps the process alive. Resolves once every informer has stopped: its
+   * requests aborted and its timers cleared. A later `start()` starts them again with new lists.
+   */
+  shutdown(): Promise<void>;
 }
 
-interface Entry extends LazyInformer {
-  /** What the factory's own subscription keeps running; undefined when not started by it. */
+interface Entry {
+  readonly lazy: LazyInformer;
+  /** The factory's own subscription, which keeps the informer running between start and shutdown. */
   running: Subscription | undefined;
+  /** Why the informer's cache failed, when it did (cleared by the next start). */
+  failure: { readonly error: unknown } | undefined;
 }
 
 /**
  * One shared informer per (resource, namespace, selectors): client-go's SharedInformerFactory.
  * Many parts of a program can ask for the pods informer and ride one watch and one cache.
+ *
+ * 1. `informerFor` makes (or finds) an informer; its streams may be subscribed to at once.
+ * 2. Nothing is requested before `start()`: subscriptions made before it wait for it.
+ * 3. `shutdown()` completes every stream and stops every request and timer, then resolves: a
+ *    process that calls it, with nothing else to do, exits.
  *
  * ## Example
  * ```ts
@@ -102,27 +123,44 @@ interface Entry extends LazyInformer {
  * const factory = informerFactory(kubeConfig, { namespace: 'default', resyncPeriod: 60_000, transform: dropManagedFields });
  * const podInformer = factory.informerFor(pods);
  * const deploymentInformer = factory.informerFor(deployments);
- * podInformer.handle({ onAdd: (pod) => console.log('pod', pod.metadata.name) }).subscribe();
+ * podInformer.handle({ onAdd: (pod) => console.log('pod', pod.metadata.name) }).subscribe(); // waits for start()
  * factory.start();
  * await factory.waitForSync({ timeout: 30_000 });
  * console.log(deploymentInformer.name, 'synced');
- * factory.shutdown();
+ * process.once('SIGTERM', () => void factory.shutdown()); // every stream completes; the process exits
  * ```
  *
  * @param kubeConfig the cluster and credentials.
  * @param options scope, resync, selector tweaks, transform and timers shared by every informer.
+ * @throws ConfigError at once for a kubeconfig without a usable current context.
+ * @throws RangeError at once for an option out of range.
  */
 export function informerFactory(kubeConfig: KubeConfig, options: InformerFactoryOptions = {}): InformerFactory {
+  resolveTarget(kubeConfig);
+  // Made and dropped: informerFrom checks every shared option (RangeError) and requests nothing,
+  // so a bad one fails here instead of killing each informer at start().
+  informerFrom(NOTHING, options);
   const entries = new Map<string, Entry>();
   const logger = options.logger ?? silentLogger;
-  let started = false;
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const started$ = new BehaviorSubject(false);
+  const shutdowns$ = new Subject<void>();
+  // Every stream of every informer waits for start() and completes at the next shutdown().
+  const gate = <V>(source: Observable<V>): Observable<V> =>
+    started$.pipe(
+      first((started) => started),
+      switchMap(() => source),
+      takeUntil(shutdowns$),
+    );
 
   const run = (entry: Entry): void => {
     if (entry.running !== undefined && !entry.running.closed) return;
-    entry.running = entry.informer.informer$.subscribe({
+    entry.failure = undefined;
+    entry.running = entry.lazy.informer.informer$.subscribe({
       error: (error: unknown) => {
-        // Only a throwing transform or index function gets here; the next start() retries.
-        logger.error({ informer: entry.informer.name, error }, 'informer stopped');
+        // Nothing the server or the data does ends informer$; this is a bug, reported as such.
+        logger.error({ informer: entry.lazy.informer.name, err: error }, 'informer stopped');
+        entry.failure = { error };
         entry.running = undefined;
       },
     });
@@ -136,87 +174,53 @@ export function informerFactory(kubeConfig: KubeConfig, options: InformerFactory
     const key = JSON.stringify([descriptor.group, descriptor.version, descriptor.plural, namespace, selectors.labelSelector ?? '', selectors.fieldSelector ?? '']);
     let entry = entries.get(key);
     if (entry === undefined) {
-      entry = { ...lazyInformer(kubeConfig, descriptor, { ...options, namespace, ...selectors }), running: undefined };
+      const scope = { namespace, ...selectors };
+      const name = informerName(descriptor, scope);
+      checkInformerConfig(kubeConfig, name, selectors);
+      const { tweakListOptions: _tweak, ...informerOptions } = options;
+      const build = (indexers: Readonly<Record<string, IndexFunc<KubeObject>>>): Informer<KubeObject> =>
+        informer(kubeConfig, descriptor, { ...informerOptions, ...scope, name, namespace: namespace || undefined, indexers });
+      entry = { lazy: lazyInformer(name, build, gate, scheduler), running: undefined, failure: undefined };
       entries.set(key, entry);
-      if (started) run(entry);
+      if (started$.value) run(entry);
     }
-    entry.addIndexers(forOptions.indexers ?? {});
-    return entry.informer;
+    entry.lazy.addIndexers(forOptions.indexers ?? {});
+    return entry.lazy.informer;
   }
 
   return {
     informerFor: informerFor as InformerFactory['informerFor'],
     start() {
-      started = true;
+      if (!started$.value) started$.next(true);
       for (const entry of entries.values()) run(entry);
     },
     async waitForSync(waitOptions?: WaitForSyncOptions) {
-      const running = [...entries.values()].filter((entry) => entry.running !== undefined).map((entry) => entry.informer);
-      const snapshots = await waitForSync(running, waitOptions);
-      return new Map(running.map((informer, index) => [informer.name, snapshots[index]]));
+      if (!started$.value) throw new Error('informerFactory: waitForSync() before start(): nothing runs until start() is called');
+      const all = [...entries.values()];
+      const failed = all.find((entry) => entry.failure !== undefined);
+      if (failed !== undefined) throw new InformerStoppedError(failed.lazy.informer.name, failed.failure!.error);
+      const informers = all.map((entry) => entry.lazy.informer);
+      const snapshots = await waitForSync(informers, { scheduler, ...waitOptions });
+      return new Map(informers.map((informer, index) => [informer.name, snapshots[index]]));
     },
-    shutdown() {
-      started = false;
+    async shutdown() {
+      started$.next(false);
+      shutdowns$.next();
       for (const entry of entries.values()) {
         entry.running?.unsubscribe();
         entry.running = undefined;
       }
+      // Each informer stops after its grace period (by default when this task ends) and reports idle.
+      const stopping = [...entries.values()].flatMap((entry) => entry.lazy.built() ?? []);
+      await Promise.all(stopping.map((built) => firstValueFrom(built.health$.pipe(filter((health) => health.phase === 'idle')))));
     },
   };
 }
+
+/** A lister-watcher that is never subscribed to: the factory's check of its options needs one. */
+const NOTHING: ListerWatcher = Object.freeze({ list: () => EMPTY, watch: () => EMPTY });
 
 function toResource(resource: Resource<KubeObject> | GroupVersionResource): Resource<KubeObject> {
   if ('plural' in resource) return resource;
   return defineResource({ group: resource.group, version: resource.version, plural: resource.resource, kind: resource.kind ?? '', namespaced: resource.namespaced ?? true });
-}
-
-type Indexers = Record<string, IndexFunc<KubeObject>>;
-
-/** A shared informer and the way to add index functions to it before it is built. */
-interface LazyInformer {
-  readonly informer: Informer<KubeObject>;
-  addIndexers(indexers: Readonly<Record<string, IndexFunc<never>>>): void;
-}
-
-/**
- * An informer whose indexers can still grow: the real one is built at the first subscription to
- * any of its streams, with the indexers gathered until then.
- */
-function lazyInformer(
-  kubeConfig: KubeConfig,
-  resource: Resource<KubeObject>,
-  options: InformerFactoryOptions & { namespace: string; labelSelector?: string; fieldSelector?: string },
-): LazyInformer {
-  const name = informerName(resource, options);
-  let indexers: Indexers | undefined;
-  let built: Informer<KubeObject> | undefined;
-  const real = (): Informer<KubeObject> => {
-    if (built === undefined) {
-      const { tweakListOptions: _tweak, ...informerOptions } = options;
-      built = informer(kubeConfig, resource, { ...informerOptions, name, namespace: options.namespace || undefined, indexers });
-    }
-    return built;
-  };
-  const lazy = <V>(pick: (i: Informer<KubeObject>) => Observable<V>): Observable<V> => defer(() => pick(real()));
-  return {
-    informer: {
-      name,
-      informer$: lazy((i) => i.informer$),
-      deltas$: lazy((i) => i.deltas$),
-      changes$: lazy((i) => i.changes$),
-      events$: lazy((i) => i.changes$),
-      synced$: lazy((i) => i.synced$),
-      health$: lazy((i) => i.health$),
-      handle: (handlers, handleOptions) => lazy((i) => i.handle(handlers, handleOptions)),
-    },
-    addIndexers(add) {
-      for (const [indexName, indexFunc] of Object.entries(add) as [string, IndexFunc<KubeObject>][]) {
-        const existing = indexers?.[indexName];
-        if (existing === indexFunc) continue;
-        if (existing !== undefined) throw new IndexerConflictError(name, indexName, 'another index function already has that name');
-        if (built !== undefined) throw new IndexerConflictError(name, indexName, 'the informer already runs; pass indexers on its first informerFor');
-        indexers = { ...indexers, [indexName]: indexFunc };
-      }
-    },
-  };
 }

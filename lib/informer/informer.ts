@@ -1,19 +1,23 @@
-import type { KubeConfig } from '@kubernetes/client-node';
-import { asyncScheduler, BehaviorSubject, defer, filter, finalize, mergeMap, Observable, shareReplay, Subject, take, tap, type SchedulerLike } from 'rxjs';
+import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
+import { asyncScheduler, defer, filter, finalize, mergeMap, Observable, ReplaySubject, share, Subject, take, tap, timer, type SchedulerLike } from 'rxjs';
 import type { Delta } from '../reflector/delta';
-import type { Health } from '../reflector/health';
+import type { InformerHealth } from '../reflector/health';
 import { silentLogger, type Logger } from '../logger';
+import { MAX_TIMER_MS } from '../reflector/backoff';
 import type { BackoffConfig } from '../reflector/backoff';
 import { handle, type HandleOptions, type HandlerEvent, type ResourceHandlers } from '../handlers/handle';
 import { indexer } from '../operators/indexer';
 import { reflect } from '../reflector/reflect';
 import type { Resource } from '../resources/resource';
+import type { RejectedObjectError } from '../sources/errors';
 import { kubeListerWatcher } from '../sources/kubeListerWatcher';
 import type { ListerWatcher, Scope } from '../sources/listerWatcher';
 import type { Change } from '../store/change';
 import type { IndexFunc } from '../store/indexers';
 import type { KubeObject } from '../store/object';
 import type { Snapshot } from '../store/snapshot';
+import { checkInformerConfig } from './checkInformerConfig';
+import { InformerHealthTracker } from './informerHealth';
 
 /** Options of {@link informerFrom}: everything but where the objects come from. All optional. */
 export interface InformerFromOptions<T extends KubeObject = KubeObject> {
@@ -21,7 +25,11 @@ export interface InformerFromOptions<T extends KubeObject = KubeObject> {
   readonly name?: string;
   /** Named index functions. Default: the namespace index only (see `indexer`). */
   readonly indexers?: Readonly<Record<string, IndexFunc<T>>>;
-  /** Runs once per object before it is cached, e.g. `dropManagedFields`. Must not mutate its input. */
+  /**
+   * Runs once per object before it is cached (and on the final state of a deleted one), e.g.
+   * `dropManagedFields`. Must not mutate its input. An object it throws on is left out of the cache
+   * (an update keeps the cached version), counted on `health$` and logged; the informer goes on.
+   */
   readonly transform?: (object: T) => T;
   /**
    * Deep-freeze cached objects so that mutating one throws. Default false: each new object costs
@@ -36,13 +44,18 @@ export interface InformerFromOptions<T extends KubeObject = KubeObject> {
    * (see `shareUnchanged`). Default true; it costs one walk of each stored object.
    */
   readonly shareUnchanged?: boolean;
-  /** List with a streaming list (`sendInitialEvents`), falling back to paged lists. Default false. */
+  /**
+   * List with a streaming list (`sendInitialEvents`, served by API servers from 1.34, and from
+   * 1.27 where the WatchList gate is on), falling back to paged lists where it cannot be served.
+   * Default: on for `informer()`, and for `informerFrom` when the lister-watcher says it supports
+   * streaming lists (`supportsStreamingList`), as client-go does since 1.35.
+   */
   readonly streamingList?: boolean;
   /** Runs every timer: backoff, idle timeout, handler resync. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
   /** Where log lines go (pino-compatible). Default silent. */
   readonly logger?: Logger;
-  /** Retry delays. Default: 800 ms doubling to 30 s, full jitter, reset after 2 min healthy. */
+  /** Retry delays. Default client-go's: 800 ms doubling to a 30 s cap, each wait drawn from [d, 2d), reset after 2 min healthy. */
   readonly backoff?: BackoffConfig;
   /**
    * Items per list page. Default 500 (client-go's). A page is parsed in one piece: 250 halved the
@@ -61,6 +74,14 @@ export interface InformerFromOptions<T extends KubeObject = KubeObject> {
   readonly listPageTimeoutMs?: number;
   /** Default resync period (ms) of handlers added with `informer.handle()`. Default 0 (never). */
   readonly resyncPeriod?: number;
+  /**
+   * How long (ms) the watch and the cache outlive their last subscriber: a subscriber that comes
+   * back within it finds the running cache instead of starting a new list. Default 0: they stop
+   * when the current task ends (a timer of 0 ms), which is enough for a resubscription in the same
+   * tick and for `await waitForSync([informer])` followed by a subscription. Longer keeps the
+   * request and the cache (and the process) alive that much longer after everyone has left.
+   */
+  readonly gracePeriodMs?: number;
 }
 
 /** Options of {@link informer}: the scope of the watch, and everything {@link informerFrom} takes. */
@@ -84,15 +105,17 @@ export interface InformerOptions<T extends KubeObject = KubeObject> extends Info
 /**
  * A shared informer: one list/watch, one cache, several views of it. Every stream is cold and
  * reference counted: the watch starts with the first subscriber to `informer$`, `deltas$`,
- * `changes$` or `synced$` and stops (aborting the request) when the last one leaves; a later
- * subscription starts fresh with a new list. `health$` alone never starts the watch.
+ * `changes$`, `synced$` or a `handle()` stream, and stops (aborting the request, clearing every
+ * timer) `gracePeriodMs` after the last one leaves (default: when the current task ends); a
+ * subscription after that starts fresh with a new list. `health$` alone never starts the watch.
  */
 export interface Informer<T extends KubeObject = KubeObject> {
   readonly name: string;
   /**
    * Snapshots of the cache, one per applied change; a late subscriber first gets the latest one.
-   * The first synced snapshot follows the initial list. Errors only if `transform` or an index
-   * function throws (or an object has no name).
+   * The first synced snapshot follows the initial list. It does not error on what the server or
+   * your `transform` and index functions do: failed requests are retried and shown on `health$`,
+   * objects that cannot be cached are left out and counted there.
    */
   readonly informer$: Observable<Snapshot<T>>;
   /**
@@ -111,8 +134,11 @@ export interface Informer<T extends KubeObject = KubeObject> {
   readonly events$: Observable<Change<T>>;
   /** The first synced snapshot (the initial list applied), then completes. */
   readonly synced$: Observable<Snapshot<T>>;
-  /** The reflector's health; replays the latest report, `idle` while nothing is subscribed. */
-  readonly health$: Observable<Health>;
+  /**
+   * The reflector's health (its error attributed to this informer, so that the message names it)
+   * and the objects the cache rejected; replays the latest report, `idle` while nothing runs.
+   */
+  readonly health$: Observable<InformerHealth>;
   /**
    * Adds a handler with its own queue: `informer$.pipe(handle(handlers, options))`, with this
    * informer's scheduler, logger and default resync period. Unsubscribe to remove it.
@@ -141,11 +167,16 @@ export interface Informer<T extends KubeObject = KubeObject> {
  * @param kubeConfig the cluster and credentials.
  * @param resource what to watch: a built-in descriptor (`pods`) or `defineResource(...)`.
  * @param options scope (namespace, selectors), indexes, transform, timers; all optional.
+ * @throws ConfigError at once for what no retry can fix: a kubeconfig without a usable current
+ * context, a label or field selector that does not parse.
+ * @throws RangeError at once for an option out of range.
  */
 export function informer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: InformerOptions<T> = {}): Informer<T> {
   const { namespace, labelSelector, fieldSelector, listReadAhead, withholdExcerpts } = options;
+  const name = options.name ?? informerName(resource, options);
+  checkInformerConfig(kubeConfig, name, { labelSelector, fieldSelector });
   const listerWatcher = kubeListerWatcher(kubeConfig, resource, { namespace, labelSelector, fieldSelector }, { listReadAhead, withholdExcerpts });
-  return informerFrom(listerWatcher, { ...options, name: options.name ?? informerName(resource, options) });
+  return informerFrom(listerWatcher, { ...options, name });
 }
 
 /**
@@ -166,15 +197,26 @@ export function informer<T extends KubeObject = KubeObject>(kubeConfig: KubeConf
  *
  * @param listerWatcher where lists and watches come from.
  * @param options indexes, transform, timers; all optional.
+ * @throws RangeError at once for an option out of range.
  */
 export function informerFrom<T extends KubeObject = KubeObject>(listerWatcher: ListerWatcher<T>, options: InformerFromOptions<T> = {}): Informer<T> {
   const name = options.name ?? 'informer';
   const scheduler = options.scheduler ?? asyncScheduler;
   const logger = options.logger ?? silentLogger;
-  const health = new BehaviorSubject<Health>(idleHealth(scheduler.now()));
+  const gracePeriodMs = options.gracePeriodMs ?? 0;
+  if (!(gracePeriodMs >= 0 && gracePeriodMs <= MAX_TIMER_MS)) throw new RangeError(`informer gracePeriodMs must be in [0, ${MAX_TIMER_MS}], got ${gracePeriodMs}`);
+  const health = new InformerHealthTracker(name, scheduler.now());
+  const onRejected = (rejection: RejectedObjectError): void => {
+    const reported = health.rejected(rejection);
+    try {
+      logger.error({ informer: name, key: reported.key, stage: reported.stage, outcome: reported.outcome, err: reported }, 'object not cached');
+    } catch {
+      // A broken logger must not stop the cache; health$ still has it.
+    }
+  };
   // Every delta passes through here on its way to the indexer: deltas$ subscribers listen in.
   const deltaBus = new Subject<Delta<T>>();
-  // The snapshot shareReplay would replay to a subscriber arriving now; undefined while stopped.
+  // The snapshot the share would replay to a subscriber arriving now; undefined while stopped.
   let current: Snapshot<T> | undefined;
   const informer$ = reflect(listerWatcher, {
     name,
@@ -186,14 +228,15 @@ export function informerFrom<T extends KubeObject = KubeObject>(listerWatcher: L
     watchTimeoutSeconds: options.watchTimeoutSeconds,
     initialEventsTimeoutMs: options.initialEventsTimeoutMs,
     listPageTimeoutMs: options.listPageTimeoutMs,
-    onHealth: (report) => health.next(report),
+    onHealth: (report) => health.reflector(report),
   }).pipe(
     // Skipping an unobserved bus spares a closure and an iterator per event.
     tap((delta) => deltaBus.observed && deltaBus.next(delta)),
-    indexer<T>({ indexers: options.indexers, transform: options.transform, freeze: options.freeze, shareUnchanged: options.shareUnchanged }),
+    indexer<T>({ indexers: options.indexers, transform: options.transform, freeze: options.freeze, shareUnchanged: options.shareUnchanged, onRejected }),
     tap((snapshot) => (current = snapshot)),
     finalize(() => (current = undefined)),
-    shareReplay({ bufferSize: 1, refCount: true }),
+    // shareReplay's refCount has no grace: leaving and coming back in one tick would relist.
+    share({ connector: () => new ReplaySubject<Snapshot<T>>(1), resetOnError: true, resetOnComplete: true, resetOnRefCountZero: () => timer(gracePeriodMs, scheduler) }),
   );
 
   // Listening before starting the cache: a deltas$ subscriber that starts the watch sees it all.
@@ -227,7 +270,7 @@ export function informerFrom<T extends KubeObject = KubeObject>(listerWatcher: L
     changes$,
     events$: changes$,
     synced$,
-    health$: health.asObservable(),
+    health$: health.health$,
     handle: (handlers, handleOptions) => informer$.pipe(handle(handlers, { ...handlerDefaults, ...handleOptions })),
   };
 }
@@ -249,8 +292,4 @@ export function informerName(resource: Resource<KubeObject>, scope: Scope): stri
   const selectors = [scope.labelSelector, scope.fieldSelector].filter((s): s is string => s !== undefined && s !== '');
   if (selectors.length > 0) name += `?${selectors.join('&')}`;
   return name;
-}
-
-function idleHealth(now: number): Health {
-  return { phase: 'idle', attempt: 0, lastError: undefined, resourceVersion: '', since: now, retryInMs: undefined, listedItems: undefined, remainingItemCount: undefined };
 }

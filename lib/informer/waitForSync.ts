@@ -1,7 +1,8 @@
 import { asyncScheduler, Subscription, type SchedulerLike } from 'rxjs';
 import type { Health } from '../reflector/health';
 import type { Informer } from './informer';
-import { InformerError } from '../sources/errors';
+import { idleHealth } from './informerHealth';
+import { attributeTo, InformerError, isBadRequest } from '../sources/errors';
 import type { KubeObject } from '../store/object';
 import type { Snapshot } from '../store/snapshot';
 
@@ -35,10 +36,29 @@ export class SyncTimeoutError extends InformerError {
   readonly unsynced: readonly UnsyncedInformer[];
 
   constructor(timeoutMs: number, unsynced: readonly UnsyncedInformer[]) {
-    const why = unsynced.map(({ name, health }) => `${name} (${health.phase}${health.lastError ? `: ${health.lastError.message}` : ''})`);
+    const why = unsynced.map(({ name, health }) => `${name} (${health.phase}${health.lastError ? `: ${withoutName(health.lastError.message, name)}` : ''})`);
     super(`informers not synced after ${timeoutMs} ms: ${why.join(', ')}`, undefined, { cause: unsynced.find((u) => u.health.lastError)?.health.lastError });
     this.timeoutMs = timeoutMs;
     this.unsynced = unsynced;
+  }
+}
+
+/** An error message without the informer name it starts with, when it names the informer. */
+function withoutName(message: string, name: string): string {
+  return message.startsWith(`${name}: `) ? message.slice(name.length + 2) : message;
+}
+
+/**
+ * An informer stopped before it synced, so {@link waitForSync} cannot wait for it: its factory
+ * was shut down, or its cache failed (then `cause` is why).
+ */
+export class InformerStoppedError extends InformerError {
+  readonly kind = 'stopped' as const;
+
+  constructor(informer: string, cause?: unknown) {
+    const why = cause === undefined ? '' : `: ${cause instanceof Error ? cause.message : String(cause)}`;
+    super(`${informer} stopped before it synced${why}`, undefined, { cause });
+    Object.defineProperty(this, 'informer', { value: informer, enumerable: true });
   }
 }
 
@@ -51,16 +71,23 @@ export type SyncedSnapshots<I extends readonly Informer<KubeObject>[]> = {
  * Waits until every informer has applied its initial list, client-go's WaitForCacheSync, but one
  * that cannot hang for ever on a 403 or a missing CRD: after `timeout` it rejects with the reason.
  *
- * Waiting subscribes to each informer's `synced$`, which starts the watch if nothing runs it and
- * lets it go once synced: keep `informer$` subscribed (or the factory started) to keep the cache.
+ * Waiting subscribes to each informer's `synced$`, which starts the watch if nothing runs it; once
+ * synced it lets go, and the informer keeps its cache for its grace period (by default until the
+ * current task ends): subscribe to `informer$` right after (or start the factory) to keep it.
  *
  * 1. Resolves with the first synced snapshot of each informer, in the order given.
- * 2. On timeout, when exactly one informer is unsynced and it reports an error, rejects with that
- *    error (a `StatusError` with code 403 or 404, a `NetworkError` for a refused connection ...).
- * 3. Otherwise rejects with a {@link SyncTimeoutError} naming each unsynced informer, its phase and
+ * 2. Rejects at once when an informer backs off from a 400 Bad Request (a field selector the
+ *    resource does not support, say): no retry can fix it. The error names the informer.
+ * 3. On timeout, when exactly one informer is unsynced and it reports an error, rejects with that
+ *    error (a `StatusError` with code 403 or 404, a `NetworkError` for a refused connection ...),
+ *    whose message starts with the informer's name.
+ * 4. Otherwise rejects with a {@link SyncTimeoutError} naming each unsynced informer, its phase and
  *    its last error.
- * 4. Rejects at once with the error of an informer whose cache fails (`informer$` errors: a
- *    throwing transform or index function).
+ * 5. Rejects at once with an {@link InformerStoppedError} for an informer that stops before it
+ *    syncs: its factory shut down, or its cache failed (`cause` says why).
+ *
+ * Objects the cache rejects (a throwing transform) do not stop a sync: they are left out and
+ * counted on `health$`.
  *
  * ## Example
  * ```ts
@@ -113,8 +140,19 @@ export function waitForSync<const I extends readonly Informer<KubeObject>[]>(inf
       subscriptions.add(() => signal.removeEventListener('abort', onAbort));
     }
 
+    const cannotHeal = (index: number, health: Health): void => {
+      if (snapshots[index] === undefined && health.phase === 'backingOff' && isBadRequest(health.lastError)) {
+        const error = attributeTo(health.lastError, informers[index]!.name);
+        settle(() => reject(error));
+      }
+    };
     informers.forEach((informer, index) => {
-      subscriptions.add(informer.health$.subscribe((health) => (healths[index] = health)));
+      subscriptions.add(
+        informer.health$.subscribe((health) => {
+          healths[index] = health;
+          cannotHeal(index, health);
+        }),
+      );
     });
     informers.forEach((informer, index) => {
       if (settled) return;
@@ -125,8 +163,11 @@ export function waitForSync<const I extends readonly Informer<KubeObject>[]>(inf
             snapshots[index] = snapshot;
             if (--remaining === 0) settle(() => resolve(snapshots as unknown as SyncedSnapshots<I>));
           },
-          // The cache itself failed (a throwing transform or index function): no point waiting.
-          error: (error: unknown) => settle(() => reject(error)),
+          // Stopped (a factory shut down) or failed: it will not sync, so there is no point waiting.
+          error: (error: unknown) => settle(() => reject(new InformerStoppedError(informer.name, error))),
+          complete: () => {
+            if (snapshots[index] === undefined) settle(() => reject(new InformerStoppedError(informer.name)));
+          },
         }),
       );
     });
@@ -136,14 +177,14 @@ export function waitForSync<const I extends readonly Informer<KubeObject>[]>(inf
     }
 
     if (timeoutMs !== Infinity) {
-      const unreported: Health = { phase: 'idle', attempt: 0, lastError: undefined, resourceVersion: '', since: scheduler.now(), retryInMs: undefined, listedItems: undefined, remainingItemCount: undefined };
+      const unreported: Health = idleHealth(scheduler.now());
       subscriptions.add(
         scheduler.schedule(() => {
           const unsynced = informers
             .map((informer, index) => ({ name: informer.name, health: healths[index] ?? unreported, synced: snapshots[index] !== undefined }))
             .filter((entry) => !entry.synced)
             .map(({ name, health }) => ({ name, health }));
-          const only = unsynced.length === 1 ? unsynced[0].health.lastError : undefined;
+          const only = unsynced.length === 1 && unsynced[0].health.lastError ? attributeTo(unsynced[0].health.lastError, unsynced[0].name) : undefined;
           settle(() => reject(only ?? new SyncTimeoutError(timeoutMs, unsynced)));
         }, timeoutMs),
       );

@@ -6,8 +6,12 @@ import { StatusError } from '../sources/errors';
  * it: client-go's `LeaderElectionRecord` and its conversions (tools/leaderelection/resourcelock).
  */
 
-/** A Lease's spec with every field the election reads. */
-export type LeaseSpec = NonNullable<Lease['spec']>;
+/**
+ * A Lease's spec with every field the election reads. `strategy` and `preferredHolder`
+ * (coordinated leader election, KEP-4355, 1.31+) are newer than the kubernetes-types release the
+ * built-in types come from; the record compares them so that a change to them counts as a change.
+ */
+export type LeaseSpec = NonNullable<Lease['spec']> & { readonly strategy?: string; readonly preferredHolder?: string };
 
 /**
  * A time as a Kubernetes MicroTime: RFC 3339 with exactly six fractional digits

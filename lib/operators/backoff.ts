@@ -23,14 +23,15 @@ export interface BackoffOperatorConfig extends BackoffConfig {
  * Resubscribes to the source after each error, waiting client-go's backoff in between.
  *
  * For a stream that should outlive transient failures: each error waits the next delay of the
- * 800 ms, 1.6 s, 3.2 s … 30 s sequence (jittered), or the error's `retryAfterSeconds` when that is
+ * 800 ms, 1.6 s, 3.2 s … 30 s sequence, each drawn from [d, 2d) as client-go draws them (so from
+ * 800–1600 ms first and 30–60 s at the cap), or the error's `retryAfterSeconds` when that is
  * longer, then subscribes again. The sequence starts over once a retry has run for `resetAfterMs`
  * without failing. Each subscription keeps its own sequence. `reflect` has its own retry logic
  * (what to retry depends on the error); this operator is for simpler streams around it.
  *
  * ```
  * source (1st):   --a--#
- * source (2nd):            --b--#               (after 800 ms)
+ * source (2nd):            --b--#               (after 800 ms; random 0)
  * source (3rd):                       --c--     (after 1600 ms)
  * backoff():      --a-- 800ms --b-- 1600ms --c--
  * ```

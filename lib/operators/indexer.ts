@@ -1,12 +1,14 @@
 import { freeze } from 'immer';
 import { defer, filter, map, type OperatorFunction } from 'rxjs';
 import type { Delta, ReplaceDelta } from '../reflector/delta';
+import { ProtocolError, RejectedObjectError, type RejectionOutcome } from '../sources/errors';
 import type { AddChange, Change, DeleteChange, UpdateChange } from '../store/change';
 import { IndexedSnapshot, type SnapshotBuilder } from '../store/indexedSnapshot';
 import { NAMESPACE_INDEX, namespaceIndex, type IndexFunc } from '../store/indexers';
 import { objectKey } from '../store/keys';
 import type { KubeObject } from '../store/object';
 import { shareUnchanged } from '../store/shareUnchanged';
+import { checkTransformed, guardIndexers, IndexFunctionFailure } from './indexerGuards';
 import type { Snapshot } from '../store/snapshot';
 
 /** Options of {@link indexer}. */
@@ -18,9 +20,11 @@ export interface IndexerConfig<T extends KubeObject = KubeObject> {
    */
   indexers?: Readonly<Record<string, IndexFunc<T>>>;
   /**
-   * Runs once per object before it is stored, never on delete tombstones; must not mutate its
-   * input. `dropManagedFields` is the usual choice. An object whose resourceVersion equals the
-   * cached one's is not stored again, so it is not transformed again either.
+   * Runs once per object before it is stored, and on the final state a Deleted delta carries (as
+   * client-go's DeltaFIFO does), never on delete tombstones; must not mutate its input.
+   * `dropManagedFields` is the usual choice. An object whose resourceVersion equals the cached
+   * one's is not stored again, so it is not transformed again either. When it throws (or returns
+   * no object with `metadata`), the object is rejected: see `onRejected`.
    */
   transform?: (object: T) => T;
   /**
@@ -47,6 +51,15 @@ export interface IndexerConfig<T extends KubeObject = KubeObject> {
    * when you feed `indexer()` objects that someone else holds and may read as they were.
    */
   shareUnchanged?: boolean;
+  /**
+   * Called with each object the indexer cannot cache: one without a `metadata.name` string, or one
+   * on which `transform` or an index function throws. Such an object is a value, not an error of
+   * the stream: a new object is left out, an update keeps the cached version, a deletion still
+   * deletes (with the cached version as the final state), and the next delta is applied as usual.
+   * Default: none (the object is still left out). `informer()` reports them on `health$` and
+   * through its logger. A callback that throws is ignored.
+   */
+  onRejected?: (rejection: RejectedObjectError) => void;
 }
 
 /** A Replace whose `last` page has not arrived yet. */
@@ -62,6 +75,8 @@ interface Relist<T extends KubeObject> {
   matched: number;
   /** A key was listed twice, so the per-page changes are stale and must be recomputed. */
   duplicated: boolean;
+  /** Keys a page's `deleted` dropped from the new store (they stay in `order`). */
+  removed: Set<string> | undefined;
 }
 
 /** The indexer's state between deltas: the last snapshot, and a relist being built. */
@@ -71,22 +86,60 @@ class IndexerState<T extends KubeObject> {
   private everSynced = false;
   private readonly prepare: (object: T) => T;
   private readonly share: boolean;
+  private readonly onRejected: ((rejection: RejectedObjectError) => void) | undefined;
 
   constructor(config: IndexerConfig<T>) {
-    this.current = IndexedSnapshot.empty(config.indexers ?? ({ [NAMESPACE_INDEX]: namespaceIndex } as Record<string, IndexFunc<T>>));
+    this.current = IndexedSnapshot.empty(guardIndexers(config.indexers ?? ({ [NAMESPACE_INDEX]: namespaceIndex } as Record<string, IndexFunc<T>>)));
     this.share = config.shareUnchanged ?? true;
+    this.onRejected = config.onRejected;
     const transform = config.transform;
     const shouldFreeze = config.freeze ?? false;
-    if (transform && shouldFreeze) this.prepare = (object) => freeze(transform(object), true);
-    else if (transform) this.prepare = transform;
+    if (transform && shouldFreeze) this.prepare = (object) => freeze(checkTransformed(transform(object)), true);
+    else if (transform) this.prepare = (object) => checkTransformed(transform(object));
     else if (shouldFreeze) this.prepare = (object) => freeze(object, true);
     else this.prepare = (object) => object;
   }
 
-  /** What is stored for `incoming`: shared with the version it replaces, then transformed and frozen. */
-  private store(incoming: T, replaced: T | undefined): T {
+  /**
+   * What is stored for `incoming`: shared with the version it replaces, then transformed and
+   * frozen; undefined (reported) when the transform fails.
+   */
+  private store(key: string, incoming: T, replaced: T | undefined, outcome: RejectionOutcome): T | undefined {
     if (this.share) shareUnchanged(replaced, incoming);
-    return this.prepare(incoming);
+    try {
+      return this.prepare(incoming);
+    } catch (cause) {
+      this.reject({ key, stage: 'transform', outcome, cause });
+      return undefined;
+    }
+  }
+
+  /** The object's cache key; undefined (reported) when it has none. */
+  private keyOf(incoming: T): string | undefined {
+    try {
+      return objectKey(incoming);
+    } catch (error) {
+      if (!(error instanceof ProtocolError)) throw error;
+      // Not the ProtocolError itself: its excerpt would carry the object's data into logs.
+      this.reject({ key: undefined, stage: 'key', outcome: 'left-out' });
+      return undefined;
+    }
+  }
+
+  /** Reports a write that an index function failed (writes are all or nothing); rethrows anything else. */
+  private indexFailed(failure: unknown, key: string, outcome: RejectionOutcome): undefined {
+    if (!(failure instanceof IndexFunctionFailure)) throw failure;
+    this.reject({ key, stage: 'index', indexName: failure.indexName, outcome, cause: failure.cause });
+    return undefined;
+  }
+
+  private reject(details: ConstructorParameters<typeof RejectedObjectError>[0]): void {
+    if (this.onRejected === undefined) return;
+    try {
+      this.onRejected(new RejectedObjectError(details));
+    } catch {
+      // The report is the last resort; a broken one must not stop the cache.
+    }
   }
 
   /** Applies one delta; returns the snapshot to emit, or undefined when nothing changed. */
@@ -105,41 +158,63 @@ class IndexerState<T extends KubeObject> {
   }
 
   private upsert(incoming: T): IndexedSnapshot<T> | undefined {
-    const key = objectKey(incoming);
+    const key = this.keyOf(incoming);
+    if (key === undefined) return undefined;
     const previous = this.current.get(key);
     const version = incoming.metadata.resourceVersion;
     if (previous !== undefined && version && previous.metadata.resourceVersion === version) return undefined;
-    const object = this.store(incoming, previous);
+    const outcome = previous === undefined ? 'left-out' : 'kept-previous';
+    const object = this.store(key, incoming, previous, outcome);
+    if (object === undefined) return undefined;
     const change: AddChange<T> | UpdateChange<T> =
       previous === undefined ? { type: 'add', key, object, isInInitialList: false } : { type: 'update', key, oldObject: previous, object };
-    return (this.current = this.current.put(key, previous, object, [change], version || this.current.resourceVersion));
+    // No closure here: this is the path of every watch event.
+    try {
+      return (this.current = this.current.put(key, previous, object, [change], version || this.current.resourceVersion));
+    } catch (failure) {
+      return this.indexFailed(failure, key, outcome);
+    }
   }
 
   private delete(incoming: T): IndexedSnapshot<T> | undefined {
-    const key = objectKey(incoming);
+    const key = this.keyOf(incoming);
+    if (key === undefined) return undefined;
     const previous = this.current.get(key);
     // Deleting what is not cached changes nothing: this also collapses duplicate deletes.
     if (previous === undefined) return undefined;
-    const change: DeleteChange<T> = { type: 'delete', key, object: incoming, finalStateUnknown: false };
-    return (this.current = this.current.remove(key, previous, [change], incoming.metadata.resourceVersion || this.current.resourceVersion));
+    const object = this.store(key, incoming, previous, 'deleted') ?? previous;
+    const change: DeleteChange<T> = { type: 'delete', key, object, finalStateUnknown: false };
+    try {
+      return (this.current = this.current.remove(key, previous, [change], incoming.metadata.resourceVersion || this.current.resourceVersion));
+    } catch (failure) {
+      return this.indexFailed(failure, key, 'kept-previous');
+    }
   }
 
   private replacePage(page: ReplaceDelta<T>): IndexedSnapshot<T> | undefined {
     // A first page abandons any unfinished relist; a page with no relist started starts one.
     if (page.first || this.relist === undefined) {
-      this.relist = { builder: this.current.builder(), base: this.current, order: [], updates: [], adds: [], matched: 0, duplicated: false };
+      this.relist = { builder: this.current.builder(), base: this.current, order: [], updates: [], adds: [], matched: 0, duplicated: false, removed: undefined };
     }
     const relist = this.relist;
-    const { builder, base } = relist;
     const isInInitialList = !this.everSynced;
+    // Objects an earlier page held and the server deleted meanwhile (a streaming list).
+    for (const gone of page.deleted ?? []) {
+      const key = this.keyOf(gone);
+      if (key !== undefined && relist.builder.remove(key)) {
+        relist.duplicated = true;
+        (relist.removed ??= new Set()).add(key);
+      }
+    }
     for (const incoming of page.items) {
-      const key = objectKey(incoming);
-      const cached = base.get(key);
-      const version = incoming.metadata.resourceVersion;
-      // Same resourceVersion, same object: keep the cached one, which is already transformed,
-      // frozen and in old-generation memory, instead of retaining a second copy.
-      const object = cached !== undefined && version && cached.metadata.resourceVersion === version ? cached : this.store(incoming, cached);
-      if (builder.has(key)) relist.duplicated = true;
+      const key = this.keyOf(incoming);
+      if (key === undefined) continue;
+      const cached = relist.base.get(key);
+      // Listed before in this relist, or dropped by a later page's `deleted` (still in `order`).
+      const listedBefore = relist.builder.has(key) || relist.removed?.has(key) === true;
+      const object = this.relistVersion(relist.builder, key, incoming, cached);
+      if (object === undefined) continue;
+      if (listedBefore) relist.duplicated = true;
       else {
         relist.order.push(key);
         if (cached === undefined) relist.adds.push({ type: 'add', key, object, isInInitialList });
@@ -148,11 +223,33 @@ class IndexerState<T extends KubeObject> {
           relist.updates.push({ type: 'update', key, oldObject: cached, object });
         }
       }
-      builder.put(key, object);
     }
     if (!page.last) return undefined;
     this.relist = undefined;
     return (this.current = this.swap(relist, page.resourceVersion));
+  }
+
+  /**
+   * Puts a listed object into the relist's store and returns what was put: the cached version
+   * when the resourceVersion did not change (it is already transformed, frozen and in
+   * old-generation memory, so no second copy is retained) or when the new one is rejected;
+   * undefined when a new object is rejected and left out.
+   */
+  private relistVersion(builder: SnapshotBuilder<T>, key: string, incoming: T, cached: T | undefined): T | undefined {
+    const version = incoming.metadata.resourceVersion;
+    const outcome = cached === undefined ? 'left-out' : 'kept-previous';
+    const object = cached !== undefined && version && cached.metadata.resourceVersion === version ? cached : this.store(key, incoming, cached, outcome);
+    if (object !== undefined) {
+      try {
+        builder.put(key, object);
+        return object;
+      } catch (failure) {
+        this.indexFailed(failure, key, outcome);
+      }
+    }
+    if (cached === undefined) return undefined;
+    builder.put(key, cached);
+    return cached;
   }
 
   /**
@@ -170,7 +267,8 @@ class IndexerState<T extends KubeObject> {
       adds = [];
       const isInInitialList = !this.everSynced;
       for (const key of order) {
-        const object = builder.get(key)!;
+        const object = builder.get(key);
+        if (object === undefined) continue;
         const oldObject = current.get(key);
         if (oldObject === undefined) adds.push({ type: 'add', key, object, isInInitialList });
         else updates.push({ type: 'update', key, oldObject, object });
@@ -215,9 +313,10 @@ class IndexerState<T extends KubeObject> {
  *    resourceVersion equals the cached one. An update's unchanged subtrees are the cached
  *    version's, and empty objects are one shared frozen `{}` (`shareUnchanged`); `transform` and
  *    `freeze` apply to what is stored.
- * 2. Deleted: a delete carrying the server's final object; nothing when the key is not cached,
- *    so duplicate deletes collapse.
- * 3. Replace pages fill a new store (a `first` page restarts it); the `last` page swaps it in and
+ * 2. Deleted: a delete carrying the server's final object (shared, transformed and frozen as an
+ *    update's would be); nothing when the key is not cached, so duplicate deletes collapse.
+ * 3. Replace pages fill a new store (a `first` page restarts it; a page's `deleted` drop objects
+ *    from it before its `items` go in); the `last` page swaps it in and
  *    emits one synced snapshot at the Replace's resourceVersion whose changes are deletes
  *    (`finalStateUnknown`) for keys missing from the list, then updates for every key present
  *    before and after (even unchanged: a relist resyncs, and an object whose resourceVersion did
@@ -225,8 +324,13 @@ class IndexerState<T extends KubeObject> {
  *    first Replace carry `isInInitialList`.
  * 4. Bookmark: the same objects at the new resourceVersion, with no changes.
  *
- * Each subscription keeps its own state. An object without `metadata.name` errors the stream with
- * a `ProtocolError` ('missing-metadata'); an index function or transform that throws errors it too.
+ * 5. An object it cannot cache (no `metadata.name`, a throwing transform or index function) is
+ *    rejected, not fatal: a new object is left out, an update or a relisted object keeps the cached
+ *    version, a deletion still deletes; `onRejected` hears of each as a `RejectedObjectError`. The
+ *    stream never errors on data. (client-go logs and drops such a watch event, fails and retries
+ *    a whole list over one such item, and panics on an index function's error.)
+ *
+ * Each subscription keeps its own state.
  *
  * ## Example
  * ```ts
@@ -242,7 +346,7 @@ class IndexerState<T extends KubeObject> {
  * });
  * ```
  *
- * @param config Indexes, transform and freezing; all optional.
+ * @param config Indexes, transform, freezing and where rejected objects are reported; all optional.
  * @returns An operator from deltas to snapshots.
  */
 export function indexer<T extends KubeObject = KubeObject>(config: IndexerConfig<T> = {}): OperatorFunction<Delta<T>, Snapshot<T>> {

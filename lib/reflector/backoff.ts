@@ -4,10 +4,18 @@
  */
 
 /**
- * How retries are spaced. The defaults are client-go's reflector backoff: 800 ms doubling to
- * 30 s, reset after 2 min without a failure. With full jitter a crowd of informers that lost the
- * same API server spreads its reconnects over the whole window instead of arriving together
- * (kubernetes #6770): at the 30 s cap, 1,000 informers average about 33 requests per second.
+ * How retries are spaced. The defaults are client-go's reflector backoff (`tools/cache/reflector.go`:
+ * `wait.Backoff{Duration: 800ms, Factor: 2, Jitter: 1.0, Cap: 30s}` with a 2 min reset): a base
+ * delay of 800 ms doubling up to 30 s, each wait drawn from [base, 2 × base) (apimachinery's
+ * `wait.Jitter(d, 1.0)`, applied after the cap), so never shorter than 800 ms and at most 60 s.
+ * At the cap a crowd of informers that lost the same API server spreads its retries over
+ * [30 s, 60 s) instead of arriving together (kubernetes #6770): 1,000 informers average about
+ * 22 requests per second.
+ *
+ * One difference from client-go, on purpose: the sequence starts over only after `resetAfterMs`
+ * without a failure. client-go's backoff manager starts it over every 2 min counted from its last
+ * reset, failures or not, so during a long outage each of its reflectors comes back to 800 ms
+ * every 2 min (measured in docs/reliability.md).
  */
 export interface BackoffConfig {
   /** The first delay, ms. Default 800. */
@@ -18,8 +26,14 @@ export interface BackoffConfig {
   factor?: number;
   /** After this long (ms) since the last retry started without a new failure, start again from `initialMs`. Default 120_000. */
   resetAfterMs?: number;
-  /** `'full'`: the delay is uniform in [0, computed); `'none'`: exactly the computed delay. Default `'full'`. */
-  jitter?: 'full' | 'none';
+  /**
+   * How each wait is drawn from the computed delay d (`min(maxMs, initialMs × factor^n)`):
+   * `'add'`: uniform in [d, 2d), client-go's (`wait.Jitter(d, 1.0)`): never shorter than d;
+   * `'full'`: uniform in [0, d) (the "full jitter" of AWS's backoff article): spreads a crowd over
+   * the widest window, but a first retry can come at once (12.7 % of them within 100 ms of an
+   * 800 ms base); `'none'`: exactly d. Default `'add'`.
+   */
+  jitter?: 'add' | 'full' | 'none';
 }
 
 /** The longest delay a Node timer honours; a longer one fires after 1 ms instead. */
@@ -28,13 +42,21 @@ export const MAX_TIMER_MS = 2_147_483_647;
 /** A {@link BackoffConfig} with every default filled in. */
 export type ResolvedBackoffConfig = Required<Readonly<BackoffConfig>>;
 
-/** client-go's reflector defaults. */
+/**
+ * client-go's reflector defaults: 800 ms doubling to a 30 s cap, each wait in [d, 2d), reset after
+ * 2 min without a failure.
+ *
+ * ## Example
+ * ```ts
+ * informer(kubeConfig, pods, { backoff: { ...defaultBackoffConfig, maxMs: 5_000 } });
+ * ```
+ */
 export const defaultBackoffConfig: ResolvedBackoffConfig = Object.freeze({
   initialMs: 800,
   maxMs: 30_000,
   factor: 2,
   resetAfterMs: 120_000,
-  jitter: 'full',
+  jitter: 'add',
 });
 
 /**
@@ -52,8 +74,8 @@ export function resolveBackoffConfig(config: BackoffConfig = {}): ResolvedBackof
   if (!Number.isFinite(resolved.factor) || resolved.factor < 1) {
     throw new RangeError(`backoff factor must be a finite number >= 1, got ${resolved.factor}`);
   }
-  if (resolved.jitter !== 'full' && resolved.jitter !== 'none') {
-    throw new RangeError(`backoff jitter must be 'full' or 'none', got ${String(resolved.jitter)}`);
+  if (resolved.jitter !== 'add' && resolved.jitter !== 'full' && resolved.jitter !== 'none') {
+    throw new RangeError(`backoff jitter must be 'add', 'full' or 'none', got ${String(resolved.jitter)}`);
   }
   return resolved;
 }
@@ -70,12 +92,24 @@ export interface BackoffState {
 export const initialBackoffState: BackoffState = Object.freeze({ step: 0, retriedAt: undefined });
 
 /**
- * The delay before retry number `step` (0-based), before jitter is taken off:
- * `min(maxMs, initialMs * factor^step)`, then scaled by `random` under full jitter.
+ * The wait before retry number `step` (0-based): the base `min(maxMs, initialMs * factor^step)`,
+ * then jittered with `random` (in [0, 1)): `'add'` gives base × (1 + random), `'full'`
+ * base × random, `'none'` the base. The cap applies to the base, before the jitter, as in
+ * apimachinery's `wait.Backoff`.
  */
 export function backoffDelay(step: number, random: number, config: ResolvedBackoffConfig): number {
-  const ceiling = Math.min(config.maxMs, config.initialMs * Math.pow(config.factor, step));
-  return config.jitter === 'full' ? ceiling * clampUnit(random) : ceiling;
+  return jittered(Math.min(config.maxMs, config.initialMs * Math.pow(config.factor, step)), random, config);
+}
+
+function jittered(base: number, random: number, config: ResolvedBackoffConfig): number {
+  switch (config.jitter) {
+    case 'add':
+      return base * (1 + clampUnit(random));
+    case 'full':
+      return base * clampUnit(random);
+    case 'none':
+      return base;
+  }
 }
 
 /** What {@link nextBackoff} needs to know about one failure. */
@@ -86,13 +120,19 @@ export interface BackoffFailure {
   readonly random: number;
   /** What the server asked for (Retry-After or Status details), if anything. */
   readonly retryAfterSeconds?: number | undefined;
+  /**
+   * The failure cannot heal by retrying soon (a 400: the request itself is wrong): wait as at the
+   * cap (`maxMs`, jittered), whatever the step.
+   */
+  readonly atCap?: boolean;
 }
 
 /**
  * Records one failure and says how long to wait: the jittered exponential delay, or the server's
  * Retry-After when that is longer. The sequence starts over when the last retry started at least
- * `resetAfterMs` ago: client-go's rule, measured from the end of the wait so that a long
- * Retry-After does not count as healthy time.
+ * `resetAfterMs` ago (client-go's stated intent: "if we don't backoff for 2min, assume API server
+ * is healthy"), measured from the end of the wait so that a long Retry-After does not count as
+ * healthy time.
  */
 export function nextBackoff(
   state: BackoffState,
@@ -102,11 +142,12 @@ export function nextBackoff(
   const healthyFor = state.retriedAt === undefined ? 0 : failure.now - state.retriedAt;
   const step = healthyFor >= config.resetAfterMs ? 0 : state.step;
   const retryAfterMs = Math.max(0, (failure.retryAfterSeconds ?? 0) * 1000);
+  const exponential = failure.atCap === true ? jittered(config.maxMs, failure.random, config) : backoffDelay(step, failure.random, config);
   // Capped so that an absurd Retry-After cannot overflow the timer into a 1 ms hot loop.
-  const delayMs = Math.min(MAX_TIMER_MS, Math.max(backoffDelay(step, failure.random, config), retryAfterMs));
+  const delayMs = Math.min(MAX_TIMER_MS, Math.max(exponential, retryAfterMs));
   // The step stops growing at the cap so the exponent never overflows.
-  const atCap = config.initialMs * Math.pow(config.factor, step) >= config.maxMs;
-  return { delayMs, state: { step: atCap ? step : step + 1, retriedAt: failure.now + delayMs } };
+  const capped = config.initialMs * Math.pow(config.factor, step) >= config.maxMs;
+  return { delayMs, state: { step: capped ? step : step + 1, retriedAt: failure.now + delayMs } };
 }
 
 function withoutUndefined(config: BackoffConfig): BackoffConfig {

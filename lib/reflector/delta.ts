@@ -20,6 +20,13 @@ export interface ReplaceDelta<T extends KubeObject = KubeObject> {
   readonly last: boolean;
   /** The list's resourceVersion. Always set on the `last` page; may be '' on earlier pages. */
   readonly resourceVersion: string;
+  /**
+   * Objects that an earlier page of this Replace may hold and that the server deleted before the
+   * Replace ended (a streaming list's DELETED events between its initial ADDEDs and its closing
+   * bookmark): the new store leaves them out. Applied before this page's `items`, so an object
+   * deleted and created again stays. Absent on the pages of a list.
+   */
+  readonly deleted?: readonly T[];
 }
 
 /** An object was created, or entered the watched set (a selector now matches it). */

@@ -1,4 +1,4 @@
-import type { InformerError } from '../sources/errors';
+import type { InformerError, RejectedObjectError } from '../sources/errors';
 
 /**
  * What the reflector is doing, for `health$`. Each state says since when it holds (the
@@ -33,3 +33,14 @@ export interface Health {
   /** While listing: the server's estimate of the items still to come. */
   readonly remainingItemCount: number | undefined;
 }
+
+/** What an informer's cache could not take, counted over the informer's life. */
+export interface CacheHealth {
+  /** Objects (or versions of them) the indexer rejected since the informer was made: see `RejectedObjectError`. */
+  readonly rejectedObjects: number;
+  /** The latest of them: the object's key, the step that failed and what the cache did instead. */
+  readonly lastRejection: RejectedObjectError | undefined;
+}
+
+/** An informer's health (`informer.health$`): the reflector's, and what its cache rejected. */
+export interface InformerHealth extends Health, CacheHealth {}

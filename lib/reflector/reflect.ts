@@ -6,7 +6,10 @@ import { silentLogger } from '../logger';
 import type { Logger } from '../logger';
 import { IdleTimeoutError, InformerError, NetworkError } from '../sources/errors';
 import { idleWatchdog } from './idleWatchdog';
-import type { ListPage, ListerWatcher, WatchEvent } from '../sources/listerWatcher';
+import { initialEventPages } from './initialEventPages';
+import type { InitialEventPages } from './initialEventPages';
+import type { ListOptions, ListPage, ListerWatcher, WatchEvent } from '../sources/listerWatcher';
+import { defaultPageSize } from '../sources/list';
 import type { KubeObject } from '../store/object';
 import { MAX_TIMER_MS, resolveBackoffConfig } from './backoff';
 import type { BackoffConfig } from './backoff';
@@ -21,9 +24,12 @@ export interface ReflectConfig {
   scheduler?: SchedulerLike;
   /** Values in [0, 1): backoff jitter and the watch `timeoutSeconds` draw. Default `Math.random`. */
   random?: () => number;
-  /** Retry delays. Default: 800 ms doubling to 30 s, full jitter, reset after 2 min. */
+  /** Retry delays. Default: 800 ms doubling to a 30 s cap, each wait in [d, 2d), reset after 2 min without a failure. */
   backoff?: BackoffConfig;
-  /** Items per list page (`limit`). Default 500. */
+  /**
+   * Items per list page (`limit`), and per Replace page of a streaming list. Default 500. 0 lists
+   * unpaged (a streaming list then still emits pages of 500).
+   */
   pageSize?: number;
   /**
    * A list that delivers no page for this long (ms) is presumed dead (a connection that stopped
@@ -31,7 +37,11 @@ export interface ReflectConfig {
    * it bounds the whole list. Default 60_000.
    */
   listPageTimeoutMs?: number;
-  /** List with a streaming list (`sendInitialEvents`), falling back to paged lists. Default false. */
+  /**
+   * List with a streaming list (`sendInitialEvents`), falling back to paged lists when the server
+   * cannot serve one. Default: true when the lister-watcher says it passes streaming lists on to
+   * an API server (`supportsStreamingList`, as `kubeListerWatcher` does), else false.
+   */
   streamingList?: boolean;
   /** Bounded wait (ms) for a streaming list's initial-events-end bookmark. Default 60_000. */
   initialEventsTimeoutMs?: number;
@@ -60,10 +70,12 @@ const IDLE_GRACE_SECONDS = 5;
  * list$ (at "0")  -p1-p2|                     p2 is the last page, at rv 10
  * watch$ (at 10)        -a--b--|              clean close: re-watch at once from b's rv (12)
  * watch$ (at 12)               -c--#          # = ERROR 410 (c carried rv 13)
- * list$ (at 13)                    ~~~~-p|    ~ = backoff; relist at the last rv, not ''
+ * list$ (at 13)                    ~~~~-p|    ~ = backoff; relist at the last rv, unpaged, not ''
  * watch$ (at 20)                         -d-
  * reflect         -R--R--A--U---D-------R-A-  R = Replace page, A/U/D = Added/Updated/Deleted
  * ```
+ *
+ * The rules are client-go's (`tools/cache/reflector.go`, `tools/pager/pager.go`), except where said.
  *
  * 1. The first list is at resourceVersion `'0'` (the watch cache), `limit` = `pageSize`; each page
  *    is emitted as a Replace page at once (first page `first`, last page `last` with the list's
@@ -72,18 +84,29 @@ const IDLE_GRACE_SECONDS = 5;
  *    `watchTimeoutSeconds`; nothing for `timeoutSeconds + 5 s` means a dead connection.
  * 3. A clean close or an idle timeout re-watches from the last version at once; no relist. (A watch
  *    that closes within 1 s with no event counts as a failure, so a closing server cannot spin us.)
- * 4. A 410 on the watch relists at the last version; a 410 or "too large resource version" on a list
- *    relists at `''` (a consistent read). An expired continue token restarts the list at `''` as a
- *    fresh Replace (its first page abandons the unfinished one).
- * 5. Any other failure (429, 5xx, network, 401, 403, 404, malformed data) backs off (800 ms doubling
- *    to 30 s, full jitter, reset after 2 min; a longer Retry-After wins) and retries the same kind of
- *    request. Access problems are logged as errors every time and shown in health.
- * 6. With `streamingList`, lists are watches with `sendInitialEvents`: objects are buffered until the
- *    initial-events-end bookmark and emitted as one Replace, and the same stream continues as the
- *    watch. A refusal (400/422) or no bookmark within `initialEventsTimeoutMs` falls back to paged
- *    lists for good. Reconnects are plain watches and never re-send `sendInitialEvents`.
- * 7. The resourceVersion advances on events that carry one and on bookmarks, never on the
- *    synthetic ADDEDs of a watch started at `''`/`'0'` or of a streaming list's initial events.
+ * 4. A 410 on the watch relists, after a backoff, at the last version and without `limit`, so
+ *    that the watch cache answers "not older than" (with `limit` the API server would read that
+ *    exact, old state from etcd, and the watch from it would meet the 410 again). If the first
+ *    list came back in pages, relists keep `limit` and add `resourceVersionMatch=NotOlderThan`
+ *    (client-go adds nothing there).
+ * 5. A 410 or "too large resource version" on a list lists at `''` (a consistent read) at once,
+ *    once; if that fails too, it backs off. An expired continue token lists once more at once,
+ *    whole, at the same version, as a fresh Replace (its first page abandons the unfinished one).
+ * 6. Any other failure (429, 5xx, network, 401, 403, 404, malformed data) backs off (800 ms doubling
+ *    to a 30 s cap, each wait drawn from [d, 2d), reset after 2 min without a failure; a longer
+ *    Retry-After wins) and retries the same kind of request. (client-go relists after a failed
+ *    watch unless it was refused or a 429; a re-watch is cheaper, and a server that cannot resume
+ *    says so with a 410.) A 400 waits as at the cap from the first failure: the request itself is
+ *    wrong. 400, 401, 403 and 404 are logged as errors every time; health shows every failure.
+ * 7. With `streamingList`, lists are watches with `sendInitialEvents`: the initial events leave
+ *    as Replace pages of `pageSize` as they arrive (a DELETED among them travels in a page's
+ *    `deleted`), the initial-events-end bookmark ends the Replace, and the same stream continues
+ *    as the watch. A refused connection or a 429 streams again after a backoff; a 410 streams
+ *    again at `''` at once. A refusal (400/422) or no bookmark within `initialEventsTimeoutMs`
+ *    falls back to paged lists for good; any other failure lists in pages at once and streams
+ *    again at the next relist. Reconnects are plain watches and never re-send `sendInitialEvents`.
+ * 8. The resourceVersion advances on events that carry one and on bookmarks, never on the
+ *    synthetic ADDEDs of a watch started at `''`/`'0'` or on a streaming list's initial events.
  *
  * Unsubscribing aborts the request in flight, clears every timer and reports health `idle`.
  *
@@ -106,13 +129,13 @@ const IDLE_GRACE_SECONDS = 5;
  * @throws RangeError at call time when the config is invalid.
  */
 export function reflect<T extends KubeObject = KubeObject>(listerWatcher: ListerWatcher<T>, config: ReflectConfig = {}): Observable<Delta<T>> {
-  const settings = resolveReflectConfig(config);
+  const settings = resolveReflectConfig(config, listerWatcher.supportsStreamingList === true);
   return new Observable<Delta<T>>((subscriber) => runReflector(listerWatcher, settings, subscriber));
 }
 
 type ReflectSettings = ReturnType<typeof resolveReflectConfig>;
 
-function resolveReflectConfig(config: ReflectConfig) {
+function resolveReflectConfig(config: ReflectConfig, supportsStreamingList: boolean) {
   const pageSize = config.pageSize ?? 500;
   const initialEventsTimeoutMs = config.initialEventsTimeoutMs ?? 60_000;
   const listPageTimeoutMs = config.listPageTimeoutMs ?? 60_000;
@@ -134,7 +157,7 @@ function resolveReflectConfig(config: ReflectConfig) {
     random: config.random ?? Math.random,
     backoff: resolveBackoffConfig(config.backoff),
     pageSize,
-    streamingList: config.streamingList ?? false,
+    streamingList: config.streamingList ?? supportsStreamingList,
     initialEventsTimeoutMs,
     listPageTimeoutMs,
     watchTimeoutSeconds: { min, max },
@@ -223,8 +246,12 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
       if (live()) dispatch({ type: 'failed', error: toInformerError(error), resourceVersion });
     };
     if (request.kind === 'list') {
-      log('debug', 'listing', { resourceVersion: request.resourceVersion, limit: settings.pageSize });
-      const options = { resourceVersion: request.resourceVersion, limit: settings.pageSize };
+      const options: ListOptions = {
+        resourceVersion: request.resourceVersion,
+        limit: request.paged ? settings.pageSize : 0,
+        ...(request.resourceVersionMatch === undefined ? {} : { resourceVersionMatch: request.resourceVersionMatch }),
+      };
+      log('debug', 'listing', { ...options });
       // A list has no server-side timeout: without this, a connection that dies silently mid-list
       // would leave the informer listing forever.
       const pageMs = settings.listPageTimeoutMs;
@@ -250,7 +277,8 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
     const idleMs = (timeoutSeconds + IDLE_GRACE_SECONDS) * 1000;
     const watchdog = idleWatchdog(scheduler, idleMs, () => fail(new IdleTimeoutError(idleMs)));
     sub.add(() => watchdog.stop());
-    sub.add(defer(() => lw.watch(options)).subscribe(watchObserver(request, live, fail, initialEventsWait, watchdog.touch)));
+    const pages = initialEventsWait === undefined ? undefined : initialEvents(initialEventsWait);
+    sub.add(defer(() => lw.watch(options)).subscribe(watchObserver(request, live, fail, pages, watchdog.touch)));
   };
 
   const listObserver = (live: () => boolean, fail: (error: unknown) => void, touch: () => void): Observer<ListPage<T>> => {
@@ -268,6 +296,7 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
           log('debug', 'list complete', { resourceVersion, items: listedItems });
           dispatch({ type: 'listed', resourceVersion: page.resourceVersion });
         } else {
+          dispatch({ type: 'listPage' });
           report({ listedItems, remainingItemCount: page.remainingItemCount });
         }
       },
@@ -278,24 +307,36 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
     };
   };
 
+  /** Where a streaming list's initial events go: Replace pages as they arrive, then the bookmark. */
+  const initialEvents = (initialEventsWait: Subscription): InitialEventPages<T> & { readonly bookmark: (version: string) => void } => {
+    const pageSize = settings.pageSize > 0 ? settings.pageSize : defaultPageSize;
+    const pages = initialEventPages<T>(pageSize, (page, listedItems) => {
+      subscriber.next(page);
+      if (!page.last) report({ listedItems, remainingItemCount: undefined });
+    });
+    return {
+      ...pages,
+      bookmark: (bookmarkVersion) => {
+        initialEventsWait.unsubscribe();
+        resourceVersion = bookmarkVersion;
+        pages.end(bookmarkVersion);
+        dispatch({ type: 'initialEventsEnd', resourceVersion: bookmarkVersion });
+      },
+    };
+  };
+
   const watchObserver = (
     request: ReflectorRequest,
     live: () => boolean,
     fail: (error: unknown) => void,
-    initialEventsWait: Subscription | undefined,
+    initialEventsSink: ReturnType<typeof initialEvents> | undefined,
     touch: () => void,
   ): Observer<WatchEvent<T>> => {
     const startedAt = scheduler.now();
     let events = 0;
-    let buffer = request.kind === 'streamingList' ? new Map<string, T>() : undefined;
+    let streaming = initialEventsSink;
     // A watch from '' or '0' opens with synthetic ADDEDs of the current state, in no RV order.
     let synthetic = request.kind === 'watch' && (request.resourceVersion === '' || request.resourceVersion === '0');
-    const endInitialEvents = (bookmarkVersion: string, items: T[]): void => {
-      initialEventsWait?.unsubscribe();
-      resourceVersion = bookmarkVersion;
-      subscriber.next({ type: 'Replace', items, first: true, last: true, resourceVersion: bookmarkVersion });
-      dispatch({ type: 'initialEventsEnd', resourceVersion: bookmarkVersion });
-    };
     return {
       next: (event) => {
         if (!live()) return;
@@ -303,16 +344,18 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
         events += 1;
         const object = event.object;
         const meta = object.metadata as Partial<KubeObject['metadata']> | undefined;
-        if (buffer !== undefined) {
-          if (event.type !== 'BOOKMARK') {
-            const key = `${meta?.namespace ?? ''}/${meta?.name ?? ''}`;
-            if (event.type === 'DELETED') buffer.delete(key);
-            else buffer.set(key, object);
-            if (buffer.size % settings.pageSize === 0) report({ listedItems: buffer.size, remainingItemCount: undefined });
-          } else if (meta?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {
-            const items = Array.from(buffer.values());
-            buffer = undefined;
-            endInitialEvents(meta.resourceVersion ?? '', items);
+        if (streaming !== undefined) {
+          // The initial events carry no order of versions: only the closing bookmark sets one.
+          if (event.type === 'BOOKMARK') {
+            if (meta?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {
+              const sink = streaming;
+              streaming = undefined;
+              sink.bookmark(meta.resourceVersion ?? '');
+            }
+          } else if (event.type === 'DELETED') {
+            streaming.remove(object);
+          } else {
+            streaming.put(object);
           }
           return;
         }

@@ -11,14 +11,38 @@ import type { BackoffState, ResolvedBackoffConfig } from './backoff';
  * deliver into inputs, and carries out each transition's effect.
  */
 
+/**
+ * A list, paged or not. Which resourceVersion and whether to page follow client-go's reflector
+ * (`tools/cache/reflector.go`, `list()`), because the API server reads `limit` as part of the
+ * question: `limit` with a resourceVersion other than '' and '0' (and no `resourceVersionMatch`)
+ * asks for that exact, possibly long gone state, from etcd (the "legacy Exact" row of the API
+ * Concepts table), whereas the same list without `limit` is answered "not older than" from the
+ * watch cache.
+ */
+export interface ListRequest {
+  readonly kind: 'list';
+  /**
+   * `'0'`: any cached state (the first list, cheap); `''`: a consistent read (after the last
+   * version proved too old or too new); otherwise at least the last synced version.
+   */
+  readonly resourceVersion: string;
+  /** In pages of `pageSize` (`limit` + `continue`); false: one response with everything. */
+  readonly paged: boolean;
+  /**
+   * `NotOlderThan` on a paged list at a specific version, so that `limit` does not turn it into an
+   * Exact read (client-go sends none there; see {@link listRequest}).
+   */
+  readonly resourceVersionMatch?: 'NotOlderThan';
+  /**
+   * This list is the one immediate retry at '' after its version proved unavailable (client-go's
+   * `list()` retries once at once); its own failure backs off.
+   */
+  readonly immediateRetry: boolean;
+}
+
 /** One request to the API server. */
 export type ReflectorRequest =
-  /**
-   * A paged list. `resourceVersion` `'0'`: any cached state (the first list, cheap); `''`: a
-   * consistent read (after the last version proved too old or too new); otherwise the last
-   * synced version.
-   */
-  | { readonly kind: 'list'; readonly resourceVersion: string }
+  | ListRequest
   /**
    * A streaming list: a watch with `sendInitialEvents=true&resourceVersionMatch=NotOlderThan`
    * whose initial ADDED events end with the `k8s.io/initial-events-end` bookmark, after which the
@@ -32,11 +56,14 @@ export type ReflectorRequest =
 export type ReflectorState =
   /** Not subscribed, or unsubscribed: nothing is in flight and no timer runs. */
   | { readonly name: 'idle' }
-  /** A paged list is in flight; its pages flow out as one Replace. The cache is not replaced yet. */
-  | { readonly name: 'listing'; readonly request: ReflectorRequest & { readonly kind: 'list' } }
   /**
-   * A streaming list is in flight; its objects are buffered until the initial-events-end
-   * bookmark, for at most the configured bounded wait.
+   * A list is in flight; its pages flow out as one Replace. The cache is not replaced yet.
+   * `paginated`: a page before the last has arrived, so the server pages this list.
+   */
+  | { readonly name: 'listing'; readonly request: ListRequest; readonly paginated: boolean }
+  /**
+   * A streaming list is in flight; its objects flow out as Replace pages until the
+   * initial-events-end bookmark, awaited for at most the configured bounded wait.
    */
   | { readonly name: 'streamingList'; readonly request: ReflectorRequest & { readonly kind: 'streamingList' } }
   /** A watch stream is open (a plain watch, or a streaming list past its bookmark). */
@@ -50,8 +77,16 @@ export interface ReflectorContext {
   readonly resourceVersion: string;
   /** A list at `resourceVersion` failed as too old (410) or too new: the next list reads at ''. */
   readonly resourceVersionUnavailable: boolean;
-  /** Lists are streamed until the server refuses a streaming list or never ends its initial events. */
+  /**
+   * Lists are streamed, until the server shows it cannot serve a streaming list (it refuses one
+   * with 400 or 422, or never ends its initial events): then paged lists for the reflector's life.
+   */
   readonly streamingList: boolean;
+  /**
+   * The first list (at '0') came back in pages, so this server pages lists (its watch cache is off
+   * or was not ready): later relists page too (client-go's `paginatedResult`).
+   */
+  readonly paginatedResult: boolean;
   /** Consecutive failures; 0 after a successful list or a watch event. */
   readonly failures: number;
   /** The last failure, kept until the next successful list or watch event. */
@@ -64,7 +99,9 @@ export interface ReflectorContext {
 export type ReflectorInput =
   /** Subscribed: make the first request. */
   | { readonly type: 'start' }
-  /** A paged list delivered its last page. */
+  /** A list delivered a page that is not its last. */
+  | { readonly type: 'listPage' }
+  /** A list delivered its last page. */
   | { readonly type: 'listed'; readonly resourceVersion: string }
   /** A streaming list reached its initial-events-end bookmark; the same stream goes on. */
   | { readonly type: 'initialEventsEnd'; readonly resourceVersion: string }
@@ -118,7 +155,15 @@ export const MIN_HEALTHY_WATCH_MS = 1000;
 
 /** The reflector before its first request. */
 export function initialContext(streamingList: boolean): ReflectorContext {
-  return { resourceVersion: '', resourceVersionUnavailable: false, streamingList, failures: 0, lastError: undefined, backoff: initialBackoffState };
+  return {
+    resourceVersion: '',
+    resourceVersionUnavailable: false,
+    streamingList,
+    paginatedResult: false,
+    failures: 0,
+    lastError: undefined,
+    backoff: initialBackoffState,
+  };
 }
 
 /** The health phase a state shows as. */
@@ -127,14 +172,30 @@ export function phaseOf(state: ReflectorState): ReflectorPhase {
 }
 
 /**
- * The list that brings the cache back: streamed from the last version (or '' before any, or when
- * that version is unavailable), or paged at '0' first, the last version later, '' when unavailable.
+ * The list that brings the cache back. Streamed from the last version (or '' before any, or when
+ * that version is unavailable: client-go's `rewatchResourceVersion`), or else a list at '0' first,
+ * the last version later, '' when that is unavailable (client-go's `relistResourceVersion`).
  * Relisting at the last version rather than '' lets the watch cache answer (no etcd stampede).
  */
 export function relistRequest(context: ReflectorContext): ReflectorRequest {
-  const resourceVersion = context.resourceVersionUnavailable ? '' : context.resourceVersion;
-  if (context.streamingList) return { kind: 'streamingList', resourceVersion };
-  return { kind: 'list', resourceVersion: context.resourceVersionUnavailable || resourceVersion !== '' ? resourceVersion : '0' };
+  if (context.streamingList) return { kind: 'streamingList', resourceVersion: context.resourceVersionUnavailable ? '' : context.resourceVersion };
+  const resourceVersion = context.resourceVersionUnavailable ? '' : context.resourceVersion === '' ? '0' : context.resourceVersion;
+  return listRequest(resourceVersion, context.paginatedResult, false);
+}
+
+/**
+ * A list at `resourceVersion`, paged as client-go pages it: at '' and '0' in pages, at a specific
+ * version unpaged so that the watch cache serves it, unless the server paged the first list
+ * (`paginatedResult`). There client-go keeps `limit` with a bare resourceVersion, which the API
+ * server answers with the exact old state (from etcd); we add `resourceVersionMatch=NotOlderThan`,
+ * which keeps the pages and asks for a current state, so that the watch that follows does not
+ * meet the same 410 again.
+ */
+export function listRequest(resourceVersion: string, paginatedResult: boolean, immediateRetry: boolean): ListRequest {
+  const specific = resourceVersion !== '' && resourceVersion !== '0';
+  if (!specific) return { kind: 'list', resourceVersion, paged: true, immediateRetry };
+  if (!paginatedResult) return { kind: 'list', resourceVersion, paged: false, immediateRetry };
+  return { kind: 'list', resourceVersion, paged: true, resourceVersionMatch: 'NotOlderThan', immediateRetry };
 }
 
 /** The states in which a request is in flight. */
@@ -149,17 +210,22 @@ export function step(state: ReflectorState, context: ReflectorContext, input: Re
       return { state: { name: 'idle' }, context, effect: { kind: 'stop' }, log: { level: 'debug', message: 'stopped' } };
     case 'retry':
       return state.name === 'backingOff' ? open(context, state.next, undefined) : unchanged(state, context);
-    case 'listed':
+    case 'listPage':
+      if (state.name !== 'listing' || state.paginated) return unchanged(state, context);
+      return { state: { ...state, paginated: true }, context, effect: { kind: 'continue' }, log: undefined };
+    case 'listed': {
       if (state.name !== 'listing') return unchanged(state, context);
-      return open(synced(context, input.resourceVersion), { kind: 'watch', resourceVersion: input.resourceVersion }, info('listed; watching'));
+      // Only the first list decides: a later one at '' is paged from etcd even with a watch cache.
+      const paginatedResult = context.paginatedResult || (state.request.resourceVersion === '0' && state.paginated);
+      const listed = { ...synced(context, input.resourceVersion), paginatedResult };
+      return open(listed, { kind: 'watch', resourceVersion: input.resourceVersion }, info('listed; watching'));
+    }
     case 'initialEventsEnd':
       if (state.name !== 'streamingList') return unchanged(state, context);
       return { state: { name: 'watching', request: state.request }, context: synced(context, input.resourceVersion), effect: { kind: 'continue' }, log: info('initial events received; watching') };
-    case 'initialEventsTimeout': {
+    case 'initialEventsTimeout':
       if (state.name !== 'streamingList') return unchanged(state, context);
-      const fallback = { ...context, streamingList: false };
-      return open(fallback, relistRequest(fallback), { level: 'warn', message: 'no initial-events-end bookmark in time; falling back to a paged list' });
-    }
+      return listInstead({ ...context, streamingList: false }, { level: 'warn', message: 'no initial-events-end bookmark in time: the server does not stream lists; listing in pages from now on' });
     case 'recovered':
       return { state, context: { ...context, failures: 0, lastError: undefined }, effect: { kind: 'continue' }, log: info('watch healthy again') };
     case 'closed':
@@ -187,34 +253,70 @@ function closed(state: RequestState, context: ReflectorContext, input: Reflector
 
 function failed(state: RequestState, context: ReflectorContext, error: InformerError, env: StepEnvironment): ReflectorTransition {
   const failing: ReflectorContext = { ...context, failures: context.failures + 1, lastError: error };
-  const unavailable = isExpired(error) || isTooLargeResourceVersion(error);
   switch (state.name) {
-    case 'listing': {
-      const next = unavailable ? { ...failing, resourceVersionUnavailable: true } : failing;
-      return backOff(next, relistRequest(next), error, env);
-    }
-    case 'streamingList': {
-      if (error instanceof StatusError && (error.code === 400 || error.code === 422)) {
-        const fallback = { ...context, streamingList: false, lastError: error };
-        return open(fallback, relistRequest(fallback), { level: 'warn', message: 'the server refused the streaming list; falling back to a paged list' });
-      }
-      const next = unavailable ? { ...failing, resourceVersionUnavailable: true } : failing;
-      return backOff(next, relistRequest(next), error, env);
-    }
+    case 'listing':
+      return listFailed(state, failing, error, env);
+    case 'streamingList':
+      return streamingListFailed(state, context, error, env);
     case 'watching':
       if (isExpired(error)) return backOff(failing, relistRequest(failing), error, env);
       if (error instanceof IdleTimeoutError) {
         // The wait was the timeout itself: reconnect at once.
         return open(failing, { kind: 'watch', resourceVersion: failing.resourceVersion }, { level: 'warn', message: 'watch idle; re-watching' });
       }
+      // client-go relists here (after a backoff) unless the error is a refused connection or a
+      // 429; re-watching from the last version is cheaper, and a server that cannot resume there
+      // says so with a 410, which relists.
       return backOff(failing, { kind: 'watch', resourceVersion: failing.resourceVersion }, error, env);
   }
 }
 
+/** client-go's `list()` with its pager (`tools/pager/pager.go`): two ways to retry at once, then back off. */
+function listFailed(state: RequestState & { name: 'listing' }, failing: ReflectorContext, error: InformerError, env: StepEnvironment): ReflectorTransition {
+  const { request } = state;
+  if (isExpired(error) && request.paged && state.paginated) {
+    // The continue token expired: the pager lists once more, whole, at the same version.
+    return open(failing, { ...request, paged: false }, info('continue token expired; listing again at the same resourceVersion without paging'));
+  }
+  const unavailable = isExpired(error) || isTooLargeResourceVersion(error);
+  if (!unavailable) return backOff(failing, relistRequest(failing), error, env);
+  const atLatest = { ...failing, resourceVersionUnavailable: true };
+  if (request.immediateRetry) return backOff(atLatest, relistRequest(atLatest), error, env);
+  // client-go retries at once with a consistent read; it keeps the failed list's paging, we page
+  // it (a list at '' is paged from etcd or the watch cache alike, and a page bounds our memory).
+  return open(atLatest, listRequest('', atLatest.paginatedResult, true), info(`resourceVersion ${request.resourceVersion} unavailable; listing at the latest`));
+}
+
+/**
+ * client-go's `watchList()` and its fallback in `ListAndWatch`: a refused connection or a 429 is
+ * retried as a streaming list after a backoff, a version too old or too new streams again at ''
+ * at once, and anything else lists in pages at once instead. client-go tries the streaming list
+ * again at its next relist, and so do we, unless the server showed it cannot serve one (400/422:
+ * every server before 1.27, and 1.27-1.31 and 1.33 unless the WatchList gate is on).
+ */
+function streamingListFailed(state: RequestState & { name: 'streamingList' }, context: ReflectorContext, error: InformerError, env: StepEnvironment): ReflectorTransition {
+  const failing: ReflectorContext = { ...context, failures: context.failures + 1, lastError: error };
+  if (isConnectionRefused(error) || (error instanceof StatusError && error.code === 429)) return backOff(failing, relistRequest(failing), error, env);
+  if ((isExpired(error) || isTooLargeResourceVersion(error)) && state.request.resourceVersion !== '') {
+    const atLatest = { ...failing, resourceVersionUnavailable: true };
+    return open(atLatest, relistRequest(atLatest), info(`resourceVersion ${state.request.resourceVersion} unavailable; streaming at the latest`));
+  }
+  if (error instanceof StatusError && (error.code === 400 || error.code === 422)) {
+    // An answer about what the server supports, not a failure: nothing for health to show.
+    return listInstead({ ...context, streamingList: false }, { level: 'warn', message: `the server refused the streaming list (${error.message}); listing in pages from now on` });
+  }
+  return listInstead(failing, { level: 'warn', message: `the streaming list failed (${error.message}); listing in pages instead` });
+}
+
+/** Opens the paged list `context` calls for, at once. */
+function listInstead(context: ReflectorContext, log: ReflectorLogLine): ReflectorTransition {
+  return open(context, relistRequest({ ...context, streamingList: false }), log);
+}
+
 function backOff(context: ReflectorContext, next: ReflectorRequest, error: InformerError, env: StepEnvironment): ReflectorTransition {
-  const failure = { now: env.now, random: env.random(), retryAfterSeconds: error.retryAfterSeconds };
+  const failure = { now: env.now, random: env.random(), retryAfterSeconds: error.retryAfterSeconds, atCap: isBadRequest(error) };
   const { delayMs, state: backoff } = nextBackoff(context.backoff, failure, env.backoff);
-  const level = isAccessProblem(error) ? 'error' : isExpired(error) ? 'info' : 'warn';
+  const level = needsAHuman(error) ? 'error' : isExpired(error) ? 'info' : 'warn';
   return {
     state: { name: 'backingOff', next, delayMs },
     context: { ...context, backoff },
@@ -225,7 +327,11 @@ function backOff(context: ReflectorContext, next: ReflectorRequest, error: Infor
 
 function open(context: ReflectorContext, request: ReflectorRequest, log: ReflectorLogLine | undefined): ReflectorTransition {
   const state: ReflectorState =
-    request.kind === 'list' ? { name: 'listing', request } : request.kind === 'streamingList' ? { name: 'streamingList', request } : { name: 'watching', request };
+    request.kind === 'list'
+      ? { name: 'listing', request, paginated: false }
+      : request.kind === 'streamingList'
+        ? { name: 'streamingList', request }
+        : { name: 'watching', request };
   return { state, context, effect: { kind: 'open', request }, log };
 }
 
@@ -241,15 +347,28 @@ function info(message: string): ReflectorLogLine {
   return { level: 'info', message };
 }
 
-/** 401, 403 and 404 are retried like the rest but logged as errors: they need a human (RBAC, a CRD). */
-function isAccessProblem(error: InformerError): boolean {
-  return error instanceof StatusError && (error.code === 401 || error.code === 403 || error.code === 404);
+/**
+ * 400, 401, 403 and 404 are retried like the rest but logged as errors: they need a human (a bad
+ * selector, RBAC, a CRD).
+ */
+function needsAHuman(error: InformerError): boolean {
+  return error instanceof StatusError && (error.code === 400 || error.code === 401 || error.code === 403 || error.code === 404);
+}
+
+/** A 400: the request itself is wrong, and asking again soon will not change the answer. */
+function isBadRequest(error: InformerError): boolean {
+  return error instanceof StatusError && error.code === 400;
+}
+
+/** client-go's `isWatchErrorRetriable`: nobody listens, so the last version is probably still good. */
+function isConnectionRefused(error: InformerError): boolean {
+  return error instanceof NetworkError && error.code === 'ECONNREFUSED';
 }
 
 function requestLabel(request: ReflectorRequest): string {
   switch (request.kind) {
     case 'list':
-      return 'relisting';
+      return request.immediateRetry ? 'listing at the latest' : 'relisting';
     case 'streamingList':
       return 'relisting (streaming)';
     case 'watch':

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../store/object';
+import type { KubeObject, ObjectMeta } from '../store/object';
 
 /**
  * Names a Kubernetes resource type: enough to build its URLs. `T` is the object type it yields,
@@ -41,7 +41,51 @@ export function apiVersionOf(resource: Resource<KubeObject>): string {
   return resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
 }
 
-/** Describes a resource not built in, typically a custom resource. */
-export function defineResource<T extends KubeObject = KubeObject>(descriptor: Omit<Resource<T>, '__object'>): Resource<T> {
+/**
+ * A JSON value as `JSON.parse` gives it for a declared type `T`: what a model class types as `Date`
+ * (client-node's timestamps) is a string on the wire. Everything else keeps its type.
+ */
+export type WireJson<T> = T extends Date
+  ? string
+  : T extends readonly (infer Item)[]
+    ? WireJson<Item>[]
+    : T extends object
+      ? { [K in keyof T]: WireJson<T[K]> }
+      : T;
+
+/**
+ * An object of type `T` as the API server sends it and the cache holds it: plain JSON
+ * ({@link WireJson}: timestamps are strings), with `metadata` and its `name`, which every served
+ * object has, present. A type that already extends {@link KubeObject} is kept as it is; any other
+ * object type with an optional `metadata` (client-node's `V1Pod`, kubernetes-types' `Pod`) is
+ * made to fit.
+ */
+export type WireObject<T extends { readonly metadata?: object }> = T extends KubeObject
+  ? T
+  : Omit<WireJson<T>, 'metadata'> & {
+      readonly apiVersion?: string;
+      readonly kind?: string;
+      readonly metadata: ObjectMeta & WireJson<NonNullable<T['metadata']>>;
+    };
+
+/**
+ * Describes a resource not built in, typically a custom resource. `T` is the object type: your
+ * own (`interface Widget extends KubeObject { ... }`), or any type with an optional `metadata`
+ * (client-node's `V1Pod`, a kubernetes-types type), which the cache types as {@link WireObject}.
+ *
+ * ## Example
+ * ```ts
+ * import type { V1ConfigMap } from '@kubernetes/client-node';
+ * import { defineResource, type KubeObject } from 'rx-informer';
+ *
+ * interface Widget extends KubeObject {
+ *   readonly spec?: { readonly size?: number };
+ * }
+ * const widgets = defineResource<Widget>({ group: 'example.com', version: 'v1', plural: 'widgets', kind: 'Widget', namespaced: true });
+ * // client-node's model types work too; timestamps become strings, as on the wire.
+ * const configMaps = defineResource<V1ConfigMap>({ group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true });
+ * ```
+ */
+export function defineResource<T extends { readonly metadata?: object } = KubeObject>(descriptor: Omit<Resource, '__object'>): Resource<WireObject<T>> {
   return Object.freeze({ ...descriptor });
 }

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import type { Observable } from 'rxjs';
 import type { KubeObject } from '../store/object';
 import type { Resource } from '../resources/resource';
@@ -47,6 +47,7 @@ export function kubeListerWatcher<T extends KubeObject = KubeObject>(
     fieldSelector: request.fieldSelector ?? scope.fieldSelector,
   });
   return {
+    supportsStreamingList: true,
     list: (listOptions: ListOptions): Observable<ListPage<T>> =>
       list$(kubeConfig, resource, { ...scoped(listOptions), readAhead: options.listReadAhead, withholdExcerpts: options.withholdExcerpts }),
     watch: (watchOptions: WatchOptions): Observable<WatchEvent<T>> => watch$(kubeConfig, resource, { ...scoped(watchOptions), withholdExcerpts: options.withholdExcerpts }),

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import { Observable } from 'rxjs';
 import type { KubeObject } from '../store/object';
 import { apiVersionOf, resourcePath, type Resource } from '../resources/resource';
@@ -120,7 +120,7 @@ export function list$<T extends KubeObject = KubeObject>(
       pageRequest.response = res;
       const statusCode = res.statusCode ?? 0;
       if (statusCode < 200 || statusCode > 299) {
-        throw statusErrorFromResponse(statusCode, res.headers, await readBody(res, path, 64 * 1024));
+        throw statusErrorFromResponse(statusCode, res.headers, await readBody(res, path, 64 * 1024), `GET ${path}`);
       }
       if (!isJsonContentType(res.headers['content-type'])) {
         const body = await readBody(res, path, 64 * 1024);

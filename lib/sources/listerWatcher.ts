@@ -69,6 +69,13 @@ export interface WatchEvent<T extends KubeObject = KubeObject> {
  * Unsubscribing aborts the request.
  */
 export interface ListerWatcher<T extends KubeObject = KubeObject> {
+  /**
+   * True when `watch` passes `sendInitialEvents` on to a Kubernetes API server, so that `reflect()`
+   * tries streaming lists by default (it falls back to paged lists when the server cannot serve
+   * them). `kubeListerWatcher` sets it; a test double that scripts only lists and plain watches
+   * leaves it out (client-go's `IsWatchListSemanticsUnSupported`, the other way round).
+   */
+  readonly supportsStreamingList?: boolean;
   /** The pages of one consistent list; completes after the last page. */
   list(options: ListOptions): Observable<ListPage<T>>;
   /** The events of one watch; completes when the server ends it cleanly. */

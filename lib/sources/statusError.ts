@@ -31,22 +31,24 @@ const reasonByCode: Readonly<Record<number, string>> = {
  *
  * The HTTP code wins over a Status body's code (they agree on a real server); `retryAfterSeconds`
  * comes from the `Retry-After` header, else from the Status details. A body that is not a Status
- * becomes a synthetic Status carrying an excerpt of the text as its message.
+ * becomes a synthetic Status carrying an excerpt of the text as its message. `request` (method and
+ * path, no query) goes into the message, so that a 403 or 404 says what was refused.
  *
  * ## Example
  * ```ts
- * const error = statusErrorFromResponse(429, { 'retry-after': '1' }, Buffer.from('Too many requests, please try again later.\n'));
+ * const error = statusErrorFromResponse(429, { 'retry-after': '1' }, Buffer.from('Too many requests, please try again later.\n'), 'GET /api/v1/pods');
  * error.code;              // 429
  * error.reason;            // 'TooManyRequests'
  * error.retryAfterSeconds; // 1
+ * error.message;           // '429 TooManyRequests on GET /api/v1/pods: Too many requests, please try again later.'
  * ```
  */
-export function statusErrorFromResponse(statusCode: number, headers: IncomingHttpHeaders, body: Buffer): StatusError {
+export function statusErrorFromResponse(statusCode: number, headers: IncomingHttpHeaders, body: Buffer, request?: string): StatusError {
   const retryAfter = retryAfterSeconds(headers['retry-after']);
   const text = body.toString('utf8');
   const parsed = parseJson(text);
   if (isStatus(parsed)) {
-    return new StatusError({ ...parsed, code: statusCode }, retryAfter);
+    return new StatusError({ ...parsed, code: statusCode }, retryAfter, request);
   }
   const status: Status = {
     kind: 'Status',
@@ -57,7 +59,7 @@ export function statusErrorFromResponse(statusCode: number, headers: IncomingHtt
     message: excerptOf(text) || `the server answered ${statusCode} with an empty body`,
     code: statusCode,
   };
-  return new StatusError(status, retryAfter);
+  return new StatusError(status, retryAfter, request);
 }
 
 /**

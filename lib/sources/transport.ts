@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import { constants as bufferConstants } from 'node:buffer';
 import { ConfigError, NetworkError, ProtocolError } from './errors';
 
@@ -31,7 +31,7 @@ export interface KubeRequest {
 }
 
 /** What a kubeconfig resolves to for one request: the server URL without credentials. */
-interface Target {
+export interface Target {
   readonly url: URL;
   readonly secure: boolean;
 }
@@ -109,7 +109,8 @@ export function toNetworkError(error: NodeJS.ErrnoException, path: string, metho
   return new NetworkError(`${method} ${path} failed: ${error.message}`, error.code, { cause: error });
 }
 
-function resolveTarget(kubeConfig: KubeConfig): Target {
+/** The kubeconfig's server, checked (`informer()` calls it up front too). @throws ConfigError */
+export function resolveTarget(kubeConfig: KubeConfig): Target {
   const contextName = kubeConfig.getCurrentContext();
   if (contextName === undefined || contextName === null || contextName === '') {
     throw new ConfigError('no-current-context', 'the kubeconfig has no current context');

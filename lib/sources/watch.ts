@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import { asyncScheduler, Observable, type SchedulerLike } from 'rxjs';
 import type { KubeObject } from '../store/object';
 import { resourcePath, type Resource } from '../resources/resource';
@@ -134,7 +134,7 @@ export function watch$<T extends KubeObject = KubeObject>(
         watchdog?.touch();
         const statusCode = res.statusCode ?? 0;
         if (statusCode < 200 || statusCode > 299) {
-          readBody(res, path, 64 * 1024).then((body) => fail(statusErrorFromResponse(statusCode, res.headers, body)), fail);
+          readBody(res, path, 64 * 1024).then((body) => fail(statusErrorFromResponse(statusCode, res.headers, body, `GET ${path}`)), fail);
         } else if (!isJsonContentType(res.headers['content-type'])) {
           readBody(res, path, 64 * 1024).then(
             (body) => fail(new ProtocolError('non-json-body', `the watch on ${path} answered ${String(res.headers['content-type'])}, not JSON`, excerptOf(body.toString('utf8')))),
@@ -195,7 +195,7 @@ function parseEvent<T extends KubeObject>(line: string): WatchEvent<T> {
 /** The query of a watch request; parameters left unset stay out of the URL. */
 function watchQuery(options: WatchOptions & Scope): string {
   return encodeQuery({
-    watch: 1,
+    watch: true,
     resourceVersion: options.resourceVersion,
     resourceVersionMatch: options.resourceVersionMatch ?? (options.sendInitialEvents === true ? 'NotOlderThan' : undefined),
     sendInitialEvents: options.sendInitialEvents,

@@ -213,8 +213,10 @@ export interface SnapshotBuilder<T extends KubeObject = KubeObject> {
   readonly size: number;
   get(key: string): T | undefined;
   has(key: string): boolean;
-  /** Stores `object` under `key`, replacing (and unindexing) anything put there before. */
+  /** Stores `object` under `key`, replacing (and unindexing) anything put there before; all or nothing. */
   put(key: string, object: T): void;
+  /** Drops (and unindexes) what was put under `key`; false when nothing was. */
+  remove(key: string): boolean;
   finish(resourceVersion: string, changes: readonly Change<T>[]): IndexedSnapshot<T>;
 }
 
@@ -222,12 +224,15 @@ class Builder<T extends KubeObject> implements SnapshotBuilder<T> {
   private readonly objects: TransientHamtMap<T> = HamtMap.empty<T>().asTransient();
   /** Per index: value → keys. Local to the build, so a plain Map is the right tool here. */
   private readonly postings: Map<string, TransientHamtMap<true>>[];
+  /** Scratch: the index values of the object being put, one entry per index. */
+  private readonly values: (readonly string[])[];
 
   constructor(
     private readonly schema: IndexSchema<T>,
     private readonly seal: Seal<T>,
   ) {
     this.postings = schema.names.map(() => new Map());
+    this.values = schema.names.map(() => NO_VALUES);
   }
 
   get size(): number {
@@ -244,14 +249,30 @@ class Builder<T extends KubeObject> implements SnapshotBuilder<T> {
 
   put(key: string, object: T): void {
     const previous = this.objects.get(key);
+    // Every index value before any write: an index function that throws leaves the builder as it was.
+    const values = this.values;
+    for (let position = 0; position < values.length; position++) values[position] = this.schema.valuesOf(position, object);
     this.objects.set(key, object);
+    this.reindex(key, previous, values);
+  }
+
+  remove(key: string): boolean {
+    const previous = this.objects.get(key);
+    if (previous === undefined) return false;
+    this.objects.delete(key);
+    this.reindex(key, previous, undefined);
+    return true;
+  }
+
+  /** Moves `key` from the index values of `previous` to `values` (per index; none when undefined). */
+  private reindex(key: string, previous: T | undefined, values: readonly (readonly string[])[] | undefined): void {
     for (let position = 0; position < this.postings.length; position++) {
       const byValue = this.postings[position]!;
       for (const value of this.schema.valuesOf(position, previous)) {
         const keys = byValue.get(value);
         if (keys !== undefined && keys.delete(key) && keys.size === 0) byValue.delete(value);
       }
-      for (const value of this.schema.valuesOf(position, object)) {
+      for (const value of values?.[position] ?? NO_VALUES) {
         let keys = byValue.get(value);
         if (keys === undefined) byValue.set(value, (keys = HamtMap.empty<true>().asTransient()));
         keys.set(key, true);

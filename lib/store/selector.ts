@@ -21,8 +21,12 @@ export class SelectorSyntaxError extends Error {
 /** One comma-separated term of a label selector. All terms must match. */
 export interface LabelRequirement {
   readonly key: string;
-  readonly operator: 'Equals' | 'NotEquals' | 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
-  /** One value for Equals/NotEquals, one or more for In/NotIn, none for Exists/DoesNotExist. */
+  /** `GreaterThan`/`LessThan` (`replicas>2`) compare the label, read as a 64-bit integer, with the value. */
+  readonly operator: 'Equals' | 'NotEquals' | 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'GreaterThan' | 'LessThan';
+  /**
+   * One value for Equals/NotEquals, one integer for GreaterThan/LessThan, one or more for In/NotIn
+   * (`in ()` is the empty value alone, as on the API server), none for Exists/DoesNotExist.
+   */
   readonly values: readonly string[];
 }
 
@@ -57,6 +61,17 @@ const MAX_PREFIX_LENGTH = 253;
 const NAME_PATTERN = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const VALUE_PATTERN = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/;
 const DNS_SUBDOMAIN_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** What Go's `strconv.ParseInt(s, 10, 64)` reads, the API server's reading of a label for `>`/`<`. */
+const INT64_PATTERN = /^[+-]?[0-9]+$/;
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** A label value as a 64-bit integer, or undefined where the API server's ParseInt fails. */
+function int64(text: string): bigint | undefined {
+  if (!INT64_PATTERN.test(text)) return undefined;
+  const value = BigInt(text);
+  return value < INT64_MIN || value > INT64_MAX ? undefined : value;
+}
 
 /** Why `key` is not a Kubernetes qualified name, or undefined when it is one. */
 function labelKeyProblem(key: string): string | undefined {
@@ -158,7 +173,7 @@ class LabelParser {
         return { key, operator: 'NotEquals', values: [this.exactValue()] };
       case '<':
       case '>':
-        return this.fail(token, `operator '${token.text}' is not supported`);
+        return { key, operator: token.kind === '>' ? 'GreaterThan' : 'LessThan', values: [this.integerValue()] };
       case 'ident':
         if (token.text === 'in') return { key, operator: 'In', values: this.valueSet() };
         if (token.text === 'notin') return { key, operator: 'NotIn', values: this.valueSet() };
@@ -183,14 +198,21 @@ class LabelParser {
     return this.value(token);
   }
 
-  /** `( v1, v2, ... )`: at least one value; empty entries are the empty value. */
+  /** The value after `>` or `<`: a label value that reads as a 64-bit integer. */
+  private integerValue(): string {
+    const token = this.peek();
+    const value = this.exactValue();
+    if (int64(value) === undefined) this.fail(token, `the value after '>' or '<' must be an integer, found '${value}'`);
+    return value;
+  }
+
+  /** `( v1, v2, ... )`: empty entries, and `()` itself, are the empty value (as the API server reads them). */
   private valueSet(): string[] {
     const open = this.next();
     if (open.kind !== '(') this.fail(open, `expected '(' after in/notin, found '${open.text || 'end of selector'}'`);
     const values = new Set<string>();
     for (;;) {
       let token = this.next();
-      if (token.kind === ')' && values.size === 0) this.fail(token, 'in/notin needs at least one value');
       if (token.kind === ',' || token.kind === ')') {
         values.add('');
       } else {
@@ -239,6 +261,13 @@ function requirementMatches(requirement: LabelRequirement, valueSet: ReadonlySet
       return value !== undefined && valueSet!.has(value);
     case 'NotIn':
       return value === undefined || !valueSet!.has(value);
+    case 'GreaterThan':
+    case 'LessThan': {
+      const actual = value === undefined ? undefined : int64(value);
+      if (actual === undefined) return false;
+      const bound = BigInt(requirement.values[0]!);
+      return requirement.operator === 'GreaterThan' ? actual > bound : actual < bound;
+    }
   }
 }
 
@@ -257,6 +286,10 @@ function requirementText(requirement: LabelRequirement): string {
       return `${key} in (${values.join(',')})`;
     case 'NotIn':
       return `${key} notin (${values.join(',')})`;
+    case 'GreaterThan':
+      return `${key}>${values[0]}`;
+    case 'LessThan':
+      return `${key}<${values[0]}`;
   }
 }
 
@@ -280,8 +313,10 @@ class ParsedLabelSelector implements LabelSelector {
 }
 
 /**
- * Parses a Kubernetes label selector (`app=web, tier in (a,b), !legacy`). The empty string selects
- * everything. `!=` and `notin` also match objects without the key, as on the API server.
+ * Parses a Kubernetes label selector (`app=web, tier in (a,b), !legacy, replicas>2`) with the API
+ * server's grammar (apimachinery `labels.Parse`). The empty string selects everything. `!=` and
+ * `notin` also match objects without the key; `>` and `<` match only a label that reads as an
+ * integer, as on the API server.
  * Requirements come out sorted by key (stable), as the API server's parser sorts them.
  *
  * @throws SelectorSyntaxError on bad syntax or an invalid label key or value.

@@ -2,6 +2,7 @@
  * Realistic pods for the churn generator and the benchmarks: the shape a Deployment's pods have on
  * a real cluster (labels, ownerReferences, managedFields, status), and how their status evolves.
  */
+import type { ContainerStatus, PodCondition } from 'kubernetes-types/core/v1.js';
 import { type Pod } from '../resources/builtins';
 import { hashString, pick, randomHex, randomInt, randomString, seededRandom, type Random } from './random';
 
@@ -151,7 +152,7 @@ function controllerManagerFields(profile: AppProfile, uid: string): object {
 
 type Phase = NonNullable<NonNullable<Pod['status']>['phase']>;
 
-function conditions(ready: boolean, scheduledAt: string, changedAt: string): object[] {
+function conditions(ready: boolean, scheduledAt: string, changedAt: string): PodCondition[] {
   const readiness = ready ? 'True' : 'False';
   return [
     { type: 'Ready', status: readiness, lastTransitionTime: changedAt },
@@ -159,6 +160,8 @@ function conditions(ready: boolean, scheduledAt: string, changedAt: string): obj
   ];
 }
 
+// Generated container statuses leave out image and imageID, which kubelet also sets: hence the
+// casts to ContainerStatus below.
 function containerStatus(shape: ReplicaSetShape, containerID: string, phase: Phase, restartCount: number, since: string): object {
   const running = phase === 'Running';
   return {
@@ -242,7 +245,7 @@ export function makePod(random: Random, namespace: string, name: string, options
       hostIP,
       conditions: conditions(phase === 'Running', scheduledAt, timestamp(started + 4000)),
       podIP,
-      containerStatuses: [containerStatus(shape, containerID, phase, 0, timestamp(started + 3000))],
+      containerStatuses: [containerStatus(shape, containerID, phase, 0, timestamp(started + 3000)) as ContainerStatus],
     },
   };
 }
@@ -281,7 +284,7 @@ export function evolvePod(current: Pod, random: Random, changedAt: string): Pod 
   return {
     ...current,
     metadata: relabel ? { ...current.metadata, labels: { ...labels, track: labels['track'] === 'canary' ? 'stable' : 'canary' } } : current.metadata,
-    status: { ...status, phase, conditions: conditions(ready, scheduledAt, changedAt), containerStatuses },
+    status: { ...status, phase, conditions: conditions(ready, scheduledAt, changedAt), containerStatuses: containerStatuses as ContainerStatus[] },
   };
 }
 

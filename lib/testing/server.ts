@@ -2,7 +2,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import { asyncScheduler, Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
 import type { Resource } from '../resources/resource';
 import { namespaces } from '../resources/builtins';

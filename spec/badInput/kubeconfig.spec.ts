@@ -31,17 +31,35 @@ describe('bad input: a kubeconfig with a missing context, cluster, user or file'
     fs.rmSync(directory, { recursive: true, force: true });
   });
 
-  const cases: readonly [string, ConfigProblem, (url: string) => Options, RegExp][] = [
-    ['the current context does not exist', 'missing-context', (url) => ({ clusters: [{ name: 'c', server: url }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'staging' }), /no context named "staging"/],
-    ['there is no current context', 'no-current-context', (url) => ({ clusters: [{ name: 'c', server: url }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: '' }), /no current context/],
+  /** What no retry can fix: informer() refuses the kubeconfig when the informer is made. */
+  const unusable: readonly [string, ConfigProblem, (url: string) => Options, RegExp][] = [
+    ['the current context does not exist', 'missing-context', (url) => ({ clusters: [{ name: 'c', server: url }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'staging' }), /^pods: the kubeconfig has no context named "staging"$/],
+    ['there is no current context', 'no-current-context', (url) => ({ clusters: [{ name: 'c', server: url }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: '' }), /^pods: the kubeconfig has no current context$/],
     ['the context names a cluster that is missing', 'missing-cluster', () => ({ clusters: [], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'prod', user: 'u' }], currentContext: 'x' }), /cluster "prod"/],
     ['the context names a user that is missing', 'missing-user', (url) => ({ clusters: [{ name: 'c', server: url }], users: [], contexts: [{ name: 'x', cluster: 'c', user: 'admin' }], currentContext: 'x' }), /user "admin"/],
     ['the cluster server URL is not a URL', 'invalid-server-url', () => ({ clusters: [{ name: 'c', server: 'not a url' }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' }), /invalid server URL/],
+  ];
+
+  it.each(unusable)('when %s: informer() throws ConfigError %s at once, naming the informer, and no request is sent', (_label, problem, options, message) => {
+    let thrown: unknown;
+    try {
+      runInformer(kubeConfigFrom(options(server.url)));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect(thrown).toMatchObject({ problem, informer: 'pods' });
+    expect((thrown as ConfigError).message).toMatch(message);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  /** What may be fixed while the informer runs: a file the kubeconfig names. Reported per request. */
+  const unreadable: readonly [string, ConfigProblem, (url: string) => Options, RegExp][] = [
     ['the CA file does not exist', 'unreadable-file', (url) => ({ clusters: [{ name: 'c', server: url.replace('http:', 'https:'), caFile: '/nonexistent/ca.crt' }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' }), /ENOENT.*\/nonexistent\/ca\.crt/],
     ['the client certificate file does not exist', 'unreadable-file', (url) => ({ clusters: [{ name: 'c', server: url.replace('http:', 'https:') }], users: [{ name: 'u', certFile: '/nonexistent/client.crt', keyFile: '/nonexistent/client.key' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' }), /ENOENT/],
   ];
 
-  it.each(cases)('when %s: health$ shows ConfigError %s, waitForSync rejects with it, and no request is sent', async (_label, problem, options, message) => {
+  it.each(unreadable)('when %s: health$ shows ConfigError %s, waitForSync rejects with it, and no request is sent', async (_label, problem, options, message) => {
     running = runInformer(kubeConfigFrom(options(server.url)));
     const rejection: unknown = await waitForSync([running.informer], { timeout: 300 }).then(
       () => undefined,
@@ -50,6 +68,7 @@ describe('bad input: a kubeconfig with a missing context, cluster, user or file'
     expect(rejection).toBeInstanceOf(ConfigError);
     expect((rejection as ConfigError).problem).toBe(problem);
     expect((rejection as ConfigError).message).toMatch(message);
+    expect((rejection as ConfigError).message).toMatch(/^pods: /);
     expect(running.healths.some((health) => health.lastError instanceof ConfigError && health.lastError.problem === problem)).toBe(true);
     expect(server.requests).toHaveLength(0);
     expect(running.streamError()).toBeUndefined();

@@ -52,7 +52,7 @@ describe('bad input: a single watch line longer than 64 MiB', () => {
       running = runInformer(server.kubeConfig);
       const isTooLong = (error: InformerError): error is ProtocolError => error instanceof ProtocolError && error.problem === 'line-too-long';
       const error = await running.errorReported(isTooLong, 15_000);
-      expect(error.message).toBe(`a watch line exceeds ${defaultMaxLineBytes} bytes`);
+      expect(error.message).toBe(`pods: a watch line exceeds ${defaultMaxLineBytes} bytes`);
       expect(error.excerpt?.length ?? 0).toBeLessThanOrEqual(200);
       const after = await running.snapshotWhere((snapshot) => snapshot.has('default/c'), 15_000);
       expect(contents(after)).toEqual({ 'default/a': '3', 'default/b': '2', 'default/c': '4' });

@@ -145,9 +145,12 @@ export interface RunningInformer {
 /** Fast retries: the catalogue checks what is reported and kept, not the backoff schedule. */
 export const fastRetries: InformerOptions<Pod> = { backoff: { initialMs: 5, maxMs: 40, jitter: 'none' } };
 
-/** Starts an informer over pods and records its health and snapshots. */
+/**
+ * Starts an informer over pods and records its health and snapshots. It lists in pages unless
+ * `options` ask for streaming lists: a raw server scripts what it serves.
+ */
 export function runInformer(kubeConfig: KubeConfig, options: InformerOptions<Pod> = {}): RunningInformer {
-  const podInformer = informer<Pod>(kubeConfig, pods, { ...fastRetries, ...options });
+  const podInformer = informer<Pod>(kubeConfig, pods, { ...fastRetries, streamingList: false, ...options });
   const healths: Health[] = [];
   const subscriptions = new Subscription();
   let latest: Snapshot<Pod> | undefined;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { pods } from '../../lib/resources/builtins';
 import { createChurn, startApiServer, type ApiServer, type Churn } from '../../lib/testing';
@@ -74,4 +75,38 @@ describe('the README quickstart', () => {
       expect(names.filter((name) => !known.has(name))).toEqual([]);
     }, 180_000);
   });
+
+  describe('run with no cluster', () => {
+    it('stops by itself once its sync timeout passes, saying which informer failed on which request and why', async () => {
+      // A port nothing listens on: what client-node's fallback (http://localhost:8080) meets without a cluster.
+      const closed = await new Promise<number>((resolve) => {
+        const probe = net.createServer().listen(0, '127.0.0.1', () => {
+          const { port } = probe.address() as net.AddressInfo;
+          probe.close(() => resolve(port));
+        });
+      });
+      const kubeconfig = scratch.write('unreachable', kubeConfigYaml(`http://127.0.0.1:${closed}`, 'loopback'));
+      const result = await runTypeScript(file, { KUBECONFIG: kubeconfig }, 150_000);
+      expect(result).toEqual({ code: 1, signal: null, stdout: '', stderr: `NetworkError: pods: GET /api/v1/pods failed: connect ECONNREFUSED 127.0.0.1:${closed}\n` });
+    }, 180_000);
+
+    it('stops at once on a kubeconfig it cannot use, saying why', async () => {
+      const kubeconfig = scratch.write('no-context', kubeConfigYaml('http://127.0.0.1:1', ''));
+      const result = await runTypeScript(file, { KUBECONFIG: kubeconfig }, 150_000);
+      expect(result).toEqual({ code: 1, signal: null, stdout: '', stderr: 'ConfigError: pods: the kubeconfig has no current context\n' });
+    }, 180_000);
+  });
 });
+
+/** A minimal kubeconfig for one cluster; `currentContext` '' leaves the current context unset. */
+function kubeConfigYaml(server: string, currentContext: string): string {
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    `clusters: [{ name: c, cluster: { server: '${server}' } }]`,
+    'users: [{ name: u, user: {} }]',
+    'contexts: [{ name: loopback, context: { cluster: c, user: u } }]',
+    `current-context: '${currentContext}'`,
+    '',
+  ].join('\n');
+}

@@ -44,7 +44,8 @@ export interface LedgerAudit {
  * A consumer of the delta stream that keeps the state (key → resourceVersion) the way an indexer
  * would, and records every rule the stream breaks instead of throwing, so a test can show them all.
  *
- * Replace pages fill a fresh map swapped in at `last` (a new `first` abandons an unfinished one);
+ * Replace pages fill a fresh map swapped in at `last` (a new `first` abandons an unfinished one;
+ * a page's `deleted` leave it before its items go in);
  * Added/Updated set, Deleted removes. Per key it remembers how each version arrived
  * (`list@12`, `Added@13`), so the same (key, version) delivered twice by watch events is caught.
  */
@@ -65,7 +66,7 @@ export class DeltaLedger {
   apply(delta: Delta<Pod>): void {
     switch (delta.type) {
       case 'Replace':
-        return this.replacePage(delta.items, delta.first, delta.last, delta.resourceVersion);
+        return this.replacePage(delta.items, delta.deleted ?? [], delta.first, delta.last, delta.resourceVersion);
       case 'Bookmark': {
         const rv = Number(delta.resourceVersion);
         if (rv < this.highWater) this.violations.push(`bookmark ${rv} below the version already seen (${this.highWater})`);
@@ -111,7 +112,7 @@ export class DeltaLedger {
     return list;
   }
 
-  private replacePage(items: readonly Pod[], first: boolean, last: boolean, resourceVersion: string): void {
+  private replacePage(items: readonly Pod[], deleted: readonly Pod[], first: boolean, last: boolean, resourceVersion: string): void {
     if (first) {
       if (this.pending !== undefined) this.abandonedReplaces += 1;
       this.pending = new Map();
@@ -119,6 +120,7 @@ export class DeltaLedger {
       this.violations.push(`a Replace page with first=false arrived outside a Replace (rv ${resourceVersion})`);
       this.pending = new Map();
     }
+    for (const gone of deleted) this.pending.delete(keyOf(gone));
     for (const item of items) this.pending.set(keyOf(item), Number(item.metadata.resourceVersion));
     if (!last) return;
     const rv = Number(resourceVersion);

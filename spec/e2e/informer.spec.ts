@@ -3,7 +3,9 @@ import { informer, type Informer } from '../../lib/informer/informer';
 import { changedAt } from '../../lib/operators/changedAt';
 import type { ResourceHandlers } from '../../lib/handlers/handle';
 import { defineResource } from '../../lib/resources/resource';
-import { pods, type Pod } from '../../lib/resources/builtins';
+import { configMaps, pods, type Pod } from '../../lib/resources/builtins';
+import type { InformerHealth } from '../../lib/reflector/health';
+import type { KubeObject } from '../../lib/store/object';
 import { NetworkError, StatusError } from '../../lib/sources/errors';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { startApiServer, type ApiServer } from '../../lib/testing';
@@ -11,6 +13,8 @@ import { waitForSync } from '../../lib/informer/waitForSync';
 
 const backoff = { initialMs: 10, maxMs: 50 };
 const podNamed = (name: string): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name } });
+/** A request that fills the cache: a list, or a streaming list (a watch with sendInitialEvents). */
+const isListing = (r: { verb: string; query: Record<string, string | undefined> }): boolean => r.verb === 'list' || r.query['sendInitialEvents'] === 'true';
 
 /** Handler calls as short strings: `add a initial`, `update a 3→4`, `delete b unknown`, `synced`. */
 function recorder(): { handlers: ResourceHandlers<Pod>; calls: ReplaySubject<string>; seen: string[] } {
@@ -79,7 +83,7 @@ describe('informer against the loopback API server', () => {
     await restarting;
     await until(calls, (line) => line.startsWith('delete b'));
     expect(seen.slice(3)).toEqual(['delete b unknown']);
-    expect(server.requests.entries.filter((r) => r.verb === 'list').length).toBeGreaterThan(1);
+    expect(server.requests.entries.filter(isListing).length).toBeGreaterThan(1);
   });
 
   it('gives a handler added after sync the current cache as adds, then live changes', async () => {
@@ -93,7 +97,7 @@ describe('informer against the loopback API server', () => {
     server.store.create(pods, podNamed('c'));
     await until(calls, (line) => line.startsWith('add c'));
     expect(seen).toEqual(['add a initial', 'synced', 'add c']);
-    expect(server.requests.entries.filter((r) => r.verb === 'list')).toHaveLength(1);
+    expect(server.requests.entries.filter(isListing)).toHaveLength(1);
   });
 
   it('never lets a slow handler delay the cache or another handler', async () => {
@@ -119,11 +123,66 @@ describe('informer against the loopback API server', () => {
     expect(slowSeen).toEqual(['p1', 'p2', 'p3']);
   });
 
-  it('rejects waitForSync with the 404 of a resource the server does not serve', async () => {
+  it('retries the 404 of a resource the server does not serve (a CRD may come), naming the informer and the request on health$ from the first failure', async () => {
     const gadgets = defineResource({ group: 'example.com', version: 'v1', plural: 'gadgets', kind: 'Gadget', namespaced: true });
-    const failure = await waitForSync([informer(server.kubeConfig, gadgets, { backoff })], { timeout: 300 }).catch((error: unknown) => error);
+    const gadgetInformer = informer(server.kubeConfig, gadgets, { backoff });
+    const healths: InformerHealth[] = [];
+    keep(gadgetInformer.health$.subscribe((health) => healths.push(health)));
+    const failure = await waitForSync([gadgetInformer], { timeout: 300 }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(StatusError);
     expect((failure as StatusError).code).toBe(404);
+    expect((failure as StatusError).message).toMatch(/^gadgets\.example\.com: 404 NotFound on GET \/apis\/example\.com\/v1\/gadgets: /);
+    const firstFailure = healths.find((health) => health.lastError !== undefined);
+    // The streaming list's 404 comes first; the informer lists in pages at once, then backs off.
+    expect(firstFailure).toMatchObject({ phase: 'listing', attempt: 1 });
+    expect(firstFailure?.lastError?.message).toBe((failure as StatusError).message);
+    expect(server.requests.entries.filter((r) => r.path === '/apis/example.com/v1/gadgets').length).toBeGreaterThan(1);
+  });
+
+  it('retries a 403 (RBAC may be granted), naming the informer and the request', async () => {
+    await server.close();
+    server = await startApiServer({ deny: [{ resource: 'pods' }] });
+    const failure = await waitForSync([podInformer()], { timeout: 300 }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StatusError);
+    expect((failure as StatusError).message).toMatch(/^pods@default: 403 Forbidden on GET \/api\/v1\/namespaces\/default\/pods: /);
+    expect(server.requests.entries.filter((r) => r.resource === 'pods').length).toBeGreaterThan(1);
+  });
+
+  it('rejects waitForSync at once with the 400 of a field selector the server does not support, long before its timeout', async () => {
+    const started = Date.now();
+    const failure = await waitForSync([informer(server.kubeConfig, pods, { fieldSelector: 'spec.color=red', backoff })], { timeout: 60_000 }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StatusError);
+    expect((failure as StatusError).message).toBe('pods?spec.color=red: 400 BadRequest on GET /api/v1/pods: field label not supported: spec.color');
+    // Generous for a loaded machine; the timeout it did not wait for is 60 s.
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
+  it('goes on past a ConfigMap its transform throws on: a bare subscribe() survives, the others are cached, health$ counts it', async () => {
+    type Data = KubeObject & { data?: Record<string, string> };
+    const withData = (name: string): Data => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name }, data: { key: 'value' } });
+    server.store.create(configMaps, withData('a'));
+    server.store.create(configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name: 'empty' } });
+    // The transform a user writes first: it assumes every ConfigMap has data.
+    const dataKeys = (cm: Data): Data => ({ ...cm, data: Object.fromEntries(Object.keys(cm.data!).map((key) => [key, ''])) });
+    const configMapInformer = informer(server.kubeConfig, configMaps, { namespace: 'default', backoff, transform: dataKeys as (cm: KubeObject) => KubeObject });
+    keep(configMapInformer.informer$.subscribe()); // as the README shows: no error handler
+    keep(configMapInformer.handle({}).subscribe());
+    const [snapshot] = await waitForSync([configMapInformer], { timeout: 5000 });
+    expect([...snapshot.keys()]).toEqual(['default/a']);
+    server.store.create(configMaps, withData('b'));
+    await until(configMapInformer.informer$, (s) => s.has('default/b'));
+    const health = await firstValueFrom(configMapInformer.health$);
+    expect(health).toMatchObject({ phase: 'watching', rejectedObjects: 1 });
+    expect(health.lastRejection?.message).toMatch(/^configmaps@default: cannot cache default\/empty: the transform failed: TypeError: /);
+  });
+
+  it('keeps the cache that waitForSync listed for the subscription that comes right after it', async () => {
+    server.store.create(pods, podNamed('a'));
+    const informerOfPods = podInformer();
+    const [synced] = await waitForSync([informerOfPods], { timeout: 5000 });
+    const replayed = await new Promise<Snapshot<Pod>>((resolve) => keep(informerOfPods.informer$.subscribe(resolve)));
+    expect(replayed).toBe(synced);
+    expect(server.requests.entries.filter(isListing)).toHaveLength(1);
   });
 
   it('rejects waitForSync with a NetworkError when the server is unreachable', async () => {
@@ -145,7 +204,7 @@ describe('informer against the loopback API server', () => {
     server.store.create(pods, podNamed('b'));
     const [snapshot] = await waitForSync([informerOfPods], { timeout: 5000 });
     expect(snapshot.size).toBe(2);
-    expect(server.requests.entries.filter((r) => r.verb === 'list')).toHaveLength(2);
+    expect(server.requests.entries.filter(isListing)).toHaveLength(2);
   });
 
   it('flattens the changes of the cache on changes$', async () => {

@@ -55,7 +55,7 @@ describe('reflect against the loopback API server', () => {
     await start();
     server.store.create(pods, pod('a'));
     server.store.create(pods, pod('b'));
-    const { deltas } = run();
+    const { deltas } = run({ streamingList: false });
     const [replace] = await nth(deltas, (d) => d.type === 'Replace');
     expect(replace).toMatchObject({ first: true, last: true, resourceVersion: server.store.resourceVersion });
     expect(replace?.type === 'Replace' && replace.items.map((p) => p.metadata.name).sort()).toEqual(['a', 'b']);
@@ -76,7 +76,7 @@ describe('reflect against the loopback API server', () => {
   it('pages a large list into Replace pages', async () => {
     await start();
     for (let i = 0; i < 5; i++) server.store.create(pods, pod(`p${i}`));
-    const pages = await nth(run({ pageSize: 2 }).deltas, (d) => d.type === 'Replace', 3);
+    const pages = await nth(run({ pageSize: 2, streamingList: false }).deltas, (d) => d.type === 'Replace', 3);
     expect(pages.map((d) => d.type === 'Replace' && [d.items.length, d.first, d.last])).toEqual([
       [2, true, false],
       [2, false, false],
@@ -84,12 +84,12 @@ describe('reflect against the loopback API server', () => {
     ]);
   });
 
-  it('re-watches from the last version after a clean close, and relists at that version after a 410', async () => {
+  it('re-watches from the last version after a clean close, and relists at that version, unpaged, after a 410', async () => {
     await start();
     server.store.create(pods, pod('a'));
     server.faults.inject({ kind: 'closeAfterEvents', events: 1 }, { verb: 'watch' });
     server.faults.inject({ kind: 'status', code: 410, reason: 'Expired', message: 'too old resource version' }, { verb: 'watch' });
-    const { deltas } = run();
+    const { deltas } = run({ streamingList: false });
     await nth(deltas, (d) => d.type === 'Replace');
     const listRv = server.store.resourceVersion;
     await waitFor(() => watchQueries().length === 1);
@@ -99,11 +99,12 @@ describe('reflect against the loopback API server', () => {
     const afterCreate = created.metadata.resourceVersion;
     expect(watchQueries().slice(0, 2).map((q) => q['resourceVersion'])).toEqual([listRv, afterCreate]);
     expect(listQueries().map((q) => q['resourceVersion'])).toEqual(['0', afterCreate]);
+    expect(listQueries()[1]?.['limit']).toBeUndefined();
   });
 
   it('keeps retrying a 403 and shows it in health, never erroring', async () => {
     await start({ deny: [{ verb: 'list', resource: 'pods' }] });
-    const { health, deltas } = run();
+    const { health, deltas } = run({ streamingList: false });
     let errored = false;
     deltas.subscribe({ error: () => (errored = true) });
     const failures = await nth(health, (h) => h.phase === 'backingOff', 3);
@@ -113,11 +114,11 @@ describe('reflect against the loopback API server', () => {
     expect(errored).toBe(false);
   });
 
-  it('streams the initial list as one Replace and goes on watching on the same connection', async () => {
+  it('streams the initial list by default, as one Replace, and goes on watching on the same connection', async () => {
     await start();
     server.store.create(pods, pod('a'));
     server.store.create(pods, pod('b'));
-    const { deltas } = run({ streamingList: true });
+    const { deltas } = run();
     const [replace] = await nth(deltas, (d) => d.type === 'Replace');
     expect(replace?.type === 'Replace' && replace.items.map((p) => p.metadata.name).sort()).toEqual(['a', 'b']);
     server.store.create(pods, pod('c'));

@@ -13,16 +13,17 @@ import type { DeltaLedger, TcpProxy } from './faultHarness';
  * real HTTP: once the fault clears, the consumer of the delta stream holds exactly the server's
  * pods, no watch event was lost or delivered twice across reconnects, and the request log shows
  * the requests the rule calls for (a dropped watch re-watches without relisting; a 410 relists
- * once). Jitter is fixed (random 0.5) so backoff delays are known: 10, 20, 40 ... ms, capped at 100.
+ * once). Jitter is fixed (random 0.5) so backoff delays are known: 30, 60, 120 ... ms, capped at 300.
+ * Lists are paged lists unless a test asks for streaming lists.
  */
 
-const config: ReflectConfig = { backoff: { initialMs: 20, maxMs: 200 }, random: () => 0.5 };
+const config: ReflectConfig = { backoff: { initialMs: 20, maxMs: 200 }, random: () => 0.5, streamingList: false };
 /** [300, 600) drawn with random 0.5. */
 const DEFAULT_TIMEOUT_SECONDS = '450';
 
-/** Backoff with initialMs 20, maxMs 200, doubling, full jitter at 0.5: 10, 20, 40, 80, 100 ...; or the 1 s Retry-After. */
+/** Backoff with initialMs 20, maxMs 200, doubling, each wait in [d, 2d) drawn at 0.5: 30, 60, 120, 240, 300 ...; or the 1 s Retry-After. */
 const expectedDelays = (count: number, retryAfter = false): number[] =>
-  Array.from({ length: count }, (_, i) => (retryAfter ? 1000 : Math.min(100, 10 * 2 ** i)));
+  Array.from({ length: count }, (_, i) => (retryAfter ? 1000 : 1.5 * Math.min(200, 20 * 2 ** i)));
 
 const statusCode = (code: number) => (error: InformerError | undefined) => error instanceof StatusError && error.code === code;
 
@@ -157,6 +158,8 @@ describe('reflect under every loopback fault', () => {
       readonly lists: readonly string[];
       /** The server asked for Retry-After 1 s. */
       readonly retryAfter?: boolean;
+      /** The failed list is retried at once, without a backoff. */
+      readonly atOnce?: boolean;
     }
     const cases: ListCase[] = [
       { title: 'status 500 twice', fault: { kind: 'status', code: 500 }, times: 2, shows: statusCode(500), lists: ['0', '0', '0'] },
@@ -165,10 +168,10 @@ describe('reflect under every loopback fault', () => {
       { title: 'status 401 twice', fault: { kind: 'status', code: 401 }, times: 2, shows: statusCode(401), lists: ['0', '0', '0'] },
       { title: 'status 403 twice', fault: { kind: 'status', code: 403 }, times: 2, shows: statusCode(403), lists: ['0', '0', '0'] },
       { title: 'status 404 twice', fault: { kind: 'status', code: 404 }, times: 2, shows: statusCode(404), lists: ['0', '0', '0'] },
-      { title: 'tooLargeResourceVersion', fault: { kind: 'tooLargeResourceVersion' }, times: 1, shows: statusCode(504), lists: ['0', ''], retryAfter: true },
+      { title: 'tooLargeResourceVersion, answered with a list at "" at once', fault: { kind: 'tooLargeResourceVersion' }, times: 1, shows: statusCode(504), lists: ['0', ''], atOnce: true },
     ];
 
-    it.each(cases)('$title', async ({ fault, times, shows, lists: expected, retryAfter }) => {
+    it.each(cases)('$title', async ({ fault, times, shows, lists: expected, retryAfter, atOnce }) => {
       pods.seed(6);
       server.faults.inject(fault, { verb: 'list', times });
       const p = run();
@@ -180,6 +183,11 @@ describe('reflect under every loopback fault', () => {
       expect(lists().map((r) => r.fault)).toEqual([...Array<string>(times).fill(fault.kind), undefined]);
       expect(versionsOf(watches())).toEqual([String(listRv)]);
       expect(p.ledger.replaces).toBe(1);
+      if (atOnce === true) {
+        expect(failures(p)).toEqual([]);
+        expect(p.health.some((h) => h.phase === 'listing' && shows(h.lastError))).toBe(true);
+        return;
+      }
       const shown = failures(p);
       expect(shown.map((h) => h.attempt)).toEqual(expected.slice(1).map((_, i) => i + 1));
       for (const h of shown) expect(shows(h.lastError)).toBe(true);
@@ -190,25 +198,27 @@ describe('reflect under every loopback fault', () => {
   });
 
   describe('410 Gone relists once, not in a loop', () => {
-    it('a 410 on the watch relists once at the last delivered version, then watches from the list', async () => {
+    it('a 410 on the watch relists once at the last delivered version, unpaged, which the server answers with its current state; then watches from there', async () => {
       pods.seed(6);
       server.faults.inject({ kind: 'closeAfterEvents', events: 1 }, { verb: 'watch' });
       server.faults.inject({ kind: 'status', code: 410, reason: 'Expired', message: 'too old resource version' }, { verb: 'watch' });
       const p = run();
       const listRv = await synced(p);
-      const [firstEvent] = pods.burst(5);
+      const burst = pods.burst(5);
       await waitFor(() => p.ledger.replaces === 2 && watches().length === 3, () => `${p.ledger.replaces} replaces, ${watches().length} watches`);
       pods.burst(3);
       await converged(p);
 
-      expect(versionsOf(lists())).toEqual(['0', String(firstEvent)]);
-      expect(versionsOf(watches())).toEqual([String(listRv), String(firstEvent), String(firstEvent)]);
+      expect(versionsOf(lists())).toEqual(['0', String(burst[0])]);
+      // Unpaged: "not older than", from the watch cache (with limit it would be an Exact read).
+      expect(lists()[1]?.query).toEqual({ resourceVersion: String(burst[0]) });
+      expect(versionsOf(watches())).toEqual([String(listRv), String(burst[0]), String(burst[4])]);
       expect(watches().map((r) => r.status)).toEqual([200, 410, 200]);
-      expect(p.ledger.segments.map((s) => s.replaceRv)).toEqual([listRv, firstEvent]);
+      expect(p.ledger.segments.map((s) => s.replaceRv)).toEqual([listRv, burst[4]]);
       expect(failures(p).map((h) => (h.lastError as StatusError).code)).toEqual([410]);
     });
 
-    it('a relist answered "too large resource version" relists once more at ""', async () => {
+    it('a relist answered "too large resource version" lists once more at "", at once', async () => {
       pods.seed(6);
       server.faults.inject({ kind: 'closeAfterEvents', events: 1 }, { verb: 'watch' });
       server.faults.inject({ kind: 'status', code: 410, reason: 'Expired' }, { verb: 'watch' });
@@ -224,9 +234,11 @@ describe('reflect under every loopback fault', () => {
       expect(lists().map((r) => r.status)).toEqual([200, 504, 200]);
       expect(versionsOf(watches())).toEqual([String(listRv), String(burst[0]), String(burst[4])]);
       expect(p.ledger.segments.map((s) => s.replaceRv)).toEqual([listRv, burst[4]]);
+      // Only the watch's 410 waited; the list at "" followed the 504 at once.
+      expect(failures(p).map((h) => (h.lastError as StatusError).code)).toEqual([410]);
     });
 
-    it('compaction while the watch is down: ERROR 410 on the watch, a relist at the last version that is itself too old, then one at ""', async () => {
+    it('compaction while the watch is down: ERROR 410 on the watch, then a relist at the last version, which is answered "not older than" with the current state', async () => {
       pods.seed(6);
       const p = run();
       const listRv = await synced(p);
@@ -238,16 +250,19 @@ describe('reflect under every loopback fault', () => {
       pods.burst(3);
       await converged(p);
 
-      expect(versionsOf(lists())).toEqual(['0', String(listRv), '']);
-      expect(lists().map((r) => r.status)).toEqual([200, 410, 200]);
+      expect(versionsOf(lists())).toEqual(['0', String(listRv)]);
+      expect(lists().map((r) => [r.status, r.query['limit']])).toEqual([
+        [200, '500'],
+        [200, undefined],
+      ]);
       // The watch ERROR travels in a 200 response.
       expect(versionsOf(watches())).toEqual([String(listRv), String(listRv), String(burst[4])]);
       expect(p.ledger.segments.map((s) => s.replaceRv)).toEqual([listRv, burst[4]]);
       const codes = failures(p).map((h) => (h.lastError instanceof StatusError ? h.lastError.code : h.lastError?.kind));
-      expect(codes.filter((c) => c === 410)).toHaveLength(2);
+      expect(codes.filter((c) => c === 410)).toHaveLength(1);
     });
 
-    it('an expired continue token restarts the initial paged list at "" as a fresh Replace', async () => {
+    it('an expired continue token lists once more at once, unpaged at the same version, as a fresh Replace (client-go\'s pager)', async () => {
       pods.seed(50);
       let expired = false;
       const p = run({ pageSize: 5 }, {
@@ -263,18 +278,17 @@ describe('reflect under every loopback fault', () => {
       await converged(p);
 
       const requests = lists();
-      expect(requests.map((r) => [r.query['resourceVersion'], r.query['continue'] !== undefined, r.status])).toEqual([
-        ['0', false, 200],
-        [undefined, true, 410],
-        ['', false, 200],
-        ...Array.from({ length: 9 }, () => [undefined, true, 200]),
+      expect(requests.map((r) => [r.query['resourceVersion'], r.query['limit'], r.query['continue'] !== undefined, r.status])).toEqual([
+        ['0', '5', false, 200],
+        [undefined, '5', true, 410],
+        ['0', undefined, false, 200],
       ]);
       expect(p.ledger).toMatchObject({ replaces: 1, abandonedReplaces: 1 });
       expect(versionsOf(watches())).toEqual([String(listRv)]);
-      expect(failures(p).map((h) => (h.lastError as StatusError).code)).toEqual([410]);
+      expect(failures(p)).toEqual([]);
     });
 
-    it('an expired continue token during a relist restarts it at "", the old state kept until the new Replace ends', async () => {
+    it('an expired continue token during a paged relist lists once more, unpaged at the same version, the old state kept until the new Replace ends', async () => {
       pods.seed(50);
       server.faults.inject({ kind: 'closeAfterEvents', events: 1 }, { verb: 'watch' });
       server.faults.inject({ kind: 'status', code: 410, reason: 'Expired' }, { verb: 'watch' });
@@ -296,7 +310,12 @@ describe('reflect under every loopback fault', () => {
       await converged(p);
 
       expect(sizeWhileRelisting).toBe(51); // 50 listed + the first burst event, a create
-      expect(versionsOf(listStarts(server))).toEqual(['0', String(burst[0]), '']);
+      // The first list came back in pages, so relists page too, asking NotOlderThan.
+      expect(listStarts(server).map((r) => [r.query['resourceVersion'], r.query['resourceVersionMatch'], r.query['limit']])).toEqual([
+        ['0', undefined, '5'],
+        [String(burst[0]), 'NotOlderThan', '5'],
+        [String(burst[0]), 'NotOlderThan', undefined],
+      ]);
       expect(p.ledger).toMatchObject({ replaces: 2, abandonedReplaces: 1 });
       expect(versionsOf(watches())).toEqual([String(listRv), String(burst[0]), String(burst[4])]);
     });
@@ -416,7 +435,7 @@ describe('reflect under every loopback fault', () => {
 
       expect(versionsOf(lists())).toEqual(['0']);
       expect(versionsOf(watches())).toEqual([String(listRv), String(listRv)]);
-      for (const h of failures(p)) expect(h.retryInMs).toBeLessThanOrEqual(100);
+      for (const h of failures(p)) expect(h.retryInMs).toBeLessThanOrEqual(300);
       expect(failures(p).map((h) => h.attempt)).toEqual(failures(p).map((_, i) => i + 1));
     });
   });
@@ -474,23 +493,37 @@ describe('reflect under every loopback fault', () => {
       expect(p.ledger).toMatchObject({ replaces: 1, abandonedReplaces: 0 });
     });
 
-    it('a streaming list cut during its initial events streams again from "" (the synthetic ADDEDs did not advance the version)', async () => {
+    it('a streaming list cut during its initial events lists in pages at once, at "0" (the initial events did not advance the version)', async () => {
       pods.seed(8);
       server.faults.inject({ kind: 'cutMidLine', afterEvents: 3 }, { verb: 'watch' });
-      const p = run(streaming);
-      await synced(p);
+      const p = run({ ...streaming, pageSize: 2 });
+      const listRv = await synced(p);
       pods.burst(5);
       await converged(p);
 
-      expect(lists()).toEqual([]);
-      const initial = watches().slice(0, 2);
-      expect(initial.map((r) => [r.query['sendInitialEvents'], r.query['resourceVersion'] ?? ''])).toEqual([
+      expect(versionsOf(listStarts(server))).toEqual(['0']);
+      expect(watches().map((r) => [r.query['sendInitialEvents'], r.query['resourceVersion'] ?? ''])).toEqual([
         ['true', ''],
-        ['true', ''],
+        [undefined, String(listRv)],
       ]);
-      expect(watches()).toHaveLength(2);
-      expect(p.ledger.replaces).toBe(1);
-      expect(failures(p)).toHaveLength(1);
+      // The stream's first page opened a Replace that the list's first page abandoned.
+      expect(p.ledger).toMatchObject({ replaces: 1, abandonedReplaces: 1 });
+      expect(failures(p)).toEqual([]);
+    });
+
+    it('the initial events flow out as Replace pages of pageSize as they arrive', async () => {
+      pods.seed(5);
+      const pages: [number, boolean, boolean][] = [];
+      const p = run({ ...streaming, pageSize: 2 }, { tap: (delta) => delta.type === 'Replace' && void pages.push([delta.items.length, delta.first, delta.last]) });
+      await synced(p);
+      await converged(p);
+
+      expect(pages).toEqual([
+        [2, true, false],
+        [2, false, false],
+        [1, false, true],
+      ]);
+      expect(lists()).toEqual([]);
     });
   });
 });

@@ -43,7 +43,7 @@ describe('the two usage styles', () => {
     await firstValueFrom(handlerEvents.pipe(filter((event) => event.type === 'synced')));
     expect(added).toEqual(['web-1']);
     handler.unsubscribe();
-    factory.shutdown();
+    await factory.shutdown();
   });
 
   it('one informer → run → wait for sync', async () => {

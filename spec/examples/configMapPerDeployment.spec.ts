@@ -132,7 +132,8 @@ describe('example: a ConfigMap per Deployment, against the loopback API server',
     expect(lines.seen).toContain('stopped');
 
     await server.close();
-    server = await startApiServer({ deny: [{ verb: 'list', resource: 'deployments' }] });
+    // A streaming list is a watch: forbid both, as RBAC without read access does.
+    server = await startApiServer({ deny: [{ verb: 'list', resource: 'deployments' }, { verb: 'watch', resource: 'deployments' }] });
     const denied = main(server.kubeConfig, { namespace: NS, log: lines.log, syncTimeout: 300 });
     await expect(denied).rejects.toBeInstanceOf(StatusError);
     await expect(denied).rejects.toMatchObject({ code: 403 });

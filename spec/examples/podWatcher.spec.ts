@@ -54,7 +54,8 @@ describe('example: the pod watcher, against the loopback API server', () => {
 
   it('gives up with the 403 when RBAC forbids listing pods, instead of waiting for ever', async () => {
     await server.close();
-    server = await startApiServer({ deny: [{ verb: 'list', resource: 'pods' }] });
+    // A streaming list is a watch: forbid both, as RBAC without read access does.
+    server = await startApiServer({ deny: [{ verb: 'list', resource: 'pods' }, { verb: 'watch', resource: 'pods' }] });
     const lines = new Lines();
     await expect(main(server.kubeConfig, { syncTimeout: 300, log: lines.log })).rejects.toMatchObject({ name: 'StatusError', code: 403 });
     expect(lines.seen.some((line) => line.startsWith('health: backingOff'))).toBe(true);

@@ -45,7 +45,7 @@ describe('the examples as programs, through $KUBECONFIG', () => {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { namespace: 'shop', name: 'web' },
-      spec: { replicas: 2, template: { spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } } },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } } },
     };
     server.store.create(deployments, deployment);
     const tsNode = require.resolve('ts-node/dist/bin.js');

@@ -1,9 +1,13 @@
-import { firstValueFrom, filter } from 'rxjs';
+import { firstValueFrom, filter, ReplaySubject, throwError, type Observable, type Subscription } from 'rxjs';
 import { IndexerConflictError, informerFactory, type InformerFactory } from '../../lib/factory/factory';
+import type { HandlerEvent } from '../../lib/handlers/handle';
 import { informer, type Informer } from '../../lib/informer/informer';
+import { InformerStoppedError } from '../../lib/informer/waitForSync';
+import * as indexerModule from '../../lib/operators/indexer';
 import * as kubeListerWatcherModule from '../../lib/sources/kubeListerWatcher';
 import { configMaps, namespaces, pods, type Pod } from '../../lib/resources/builtins';
-import { StatusError } from '../../lib/sources/errors';
+import { ConfigError, StatusError } from '../../lib/sources/errors';
+import type { Snapshot } from '../../lib/store/snapshot';
 import { labelIndex } from '../../lib/store/indexers';
 import { dropManagedFields } from '../../lib/store/transforms';
 import { startApiServer, widgets, type ApiServer } from '../../lib/testing';
@@ -22,17 +26,21 @@ describe('informerFactory', () => {
     server = await startApiServer();
   });
   afterEach(async () => {
-    factory?.shutdown();
+    await factory?.shutdown();
     factory = undefined;
     await server.close();
   });
   const make = (options: Parameters<typeof informerFactory>[1] = {}): InformerFactory =>
     (factory = informerFactory(server.kubeConfig, { backoff: fastBackoff, ...options }));
-  const listRequests = (plural: string) => server.requests.entries.filter((r) => r.verb === 'list' && r.resource === plural);
+  /** Requests that fill a cache: lists, and streaming lists (watches with sendInitialEvents). */
+  const listRequests = (plural: string) =>
+    server.requests.entries.filter((r) => (r.verb === 'list' || r.query['sendInitialEvents'] === 'true') && r.resource === plural);
 
   it('hands its request options (list read-ahead) to every informer, and informer() hands them to its lister-watcher', () => {
     const made = jest.spyOn(kubeListerWatcherModule, 'kubeListerWatcher');
-    make({ listReadAhead: false }).informerFor(pods).informer$.subscribe().unsubscribe();
+    const f = make({ listReadAhead: false });
+    f.informerFor(pods);
+    f.start();
     expect(made).toHaveBeenLastCalledWith(server.kubeConfig, pods, expect.anything(), { listReadAhead: false, withholdExcerpts: undefined });
     informer(server.kubeConfig, configMaps, { listReadAhead: true, withholdExcerpts: true }).informer$.subscribe().unsubscribe();
     expect(made).toHaveBeenLastCalledWith(server.kubeConfig, configMaps, expect.anything(), { listReadAhead: true, withholdExcerpts: true });
@@ -91,11 +99,138 @@ describe('informerFactory', () => {
     const podInformer = f.informerFor(pods);
     f.start();
     await f.waitForSync({ timeout: 5000 });
-    f.shutdown();
-    await firstValueFrom(podInformer.health$.pipe(filter((h) => h.phase === 'idle')));
+    await f.shutdown();
+    expect((await firstValueFrom(podInformer.health$)).phase).toBe('idle');
     f.start();
     await f.waitForSync({ timeout: 5000 });
     expect(listRequests('pods')).toHaveLength(2);
+  });
+
+  it('requests nothing before start(): streams subscribed earlier wait for it, then ride one list', async () => {
+    server.store.create(pods, podIn('default', 'a'));
+    const f = make();
+    const podInformer = f.informerFor(pods);
+    const added: string[] = [];
+    const events = new ReplaySubject<HandlerEvent<Pod>>();
+    podInformer.handle({ onAdd: (pod) => void added.push(pod.metadata.name) }).subscribe(events);
+    const snapshots: Snapshot<Pod>[] = [];
+    podInformer.informer$.subscribe((snapshot) => snapshots.push(snapshot));
+    const health = await firstValueFrom(podInformer.health$);
+    // A request would have moved the reflector to 'listing' as it subscribed, synchronously.
+    expect(health.phase).toBe('idle');
+    expect(snapshots).toEqual([]);
+    f.start();
+    await firstValueFrom(events.pipe(filter((event) => event.type === 'synced')));
+    expect(added).toEqual(['a']);
+    expect(listRequests('pods')).toHaveLength(1);
+  });
+
+  it('completes every stream of every informer on shutdown, and resolves once every informer has stopped', async () => {
+    server.store.create(pods, podIn('default', 'a'));
+    const f = make();
+    const podInformer = f.informerFor(pods);
+    const configMapInformer = f.informerFor(configMaps);
+    const completed: string[] = [];
+    const track = (label: string, stream: Observable<unknown>): Subscription => stream.subscribe({ complete: () => completed.push(label), error: () => completed.push(`${label} errored`) });
+    track('handle', podInformer.handle({}));
+    track('informer$', podInformer.informer$);
+    track('changes$', podInformer.changes$);
+    track('deltas$', configMapInformer.deltas$);
+    track('waiting handle', f.informerFor(namespaces).handle({}));
+    f.start();
+    await f.waitForSync({ timeout: 5000 });
+    const stopping = f.shutdown();
+    expect(completed.sort()).toEqual(['changes$', 'deltas$', 'handle', 'informer$', 'waiting handle']);
+    await stopping;
+    for (const informer of [podInformer, configMapInformer]) expect((await firstValueFrom(informer.health$)).phase).toBe('idle');
+  });
+
+  it('completes at shutdown even the streams subscribed before start()', async () => {
+    const f = make();
+    let completed = false;
+    f.informerFor(pods).handle({}).subscribe({ complete: () => (completed = true) });
+    await f.shutdown();
+    expect(completed).toBe(true);
+    expect(server.requests.entries.filter((r) => r.resource === 'pods')).toEqual([]);
+  });
+
+  it('rejects a waitForSync in progress with an InformerStoppedError when the factory shuts down', async () => {
+    await server.close();
+    server = await startApiServer({ deny: [{ resource: 'pods' }] });
+    const f = make();
+    f.informerFor(pods);
+    f.start();
+    const waiting = f.waitForSync({ timeout: 60_000 }).catch((error: unknown) => error);
+    await firstValueFrom(f.informerFor(pods).health$.pipe(filter((health) => health.lastError !== undefined)));
+    await f.shutdown();
+    const failure = await waiting;
+    expect(failure).toBeInstanceOf(InformerStoppedError);
+    expect((failure as InformerStoppedError).message).toBe('pods stopped before it synced');
+  });
+
+  it('rejects waitForSync before start(), since nothing runs until then', async () => {
+    const f = make();
+    f.informerFor(pods);
+    await expect(f.waitForSync({ timeout: 5000 })).rejects.toThrow(/before start\(\)/);
+  });
+
+  it('rejects waitForSync naming an informer whose cache has failed, instead of resolving without it', async () => {
+    const real = indexerModule.indexer;
+    const failing = jest.spyOn(indexerModule, 'indexer').mockImplementation((config) => {
+      const indexed = real(config);
+      // A cache that fails as configmaps are indexed: what no data can do now, a bug could.
+      return (deltas) => (config?.indexers?.['byConfigMapFailure'] ? throwError(() => new Error('cache bug')) : indexed(deltas));
+    });
+    try {
+      const f = make();
+      f.informerFor(pods);
+      f.informerFor(configMaps, { indexers: { byConfigMapFailure: labelIndex('x') } });
+      f.start();
+      const failure = await f.waitForSync({ timeout: 5000 }).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(InformerStoppedError);
+      expect((failure as InformerStoppedError).message).toBe('configmaps stopped before it synced: cache bug');
+      expect((failure as InformerStoppedError).informer).toBe('configmaps');
+    } finally {
+      failing.mockRestore();
+    }
+  });
+
+  it('keeps the namespace index when indexers are given', async () => {
+    server.store.create(pods, podIn('default', 'a', { app: 'web' }));
+    server.store.create(pods, podIn('other', 'b', { app: 'web' }));
+    const f = make();
+    f.informerFor(pods, { indexers: { app: labelIndex('app') } });
+    f.start();
+    const snapshot = (await f.waitForSync({ timeout: 5000 })).get('pods');
+    expect(snapshot?.byIndex('namespace', 'default').map((pod) => pod.metadata.name)).toEqual(['a']);
+    expect(snapshot?.list({ namespace: 'other' }).map((pod) => pod.metadata.name)).toEqual(['b']);
+    expect(snapshot?.indexValues('app')).toEqual(['web']);
+  });
+
+  it('takes indexers after health$ is subscribed: watching health builds nothing and requests nothing', async () => {
+    const f = make();
+    const phases: string[] = [];
+    f.informerFor(pods).health$.subscribe((health) => phases.push(health.phase));
+    expect(() => f.informerFor(pods, { indexers: { app: labelIndex('app') } })).not.toThrow();
+    f.start();
+    const snapshot = (await f.waitForSync({ timeout: 5000 })).get('pods');
+    expect(snapshot?.indexValues('app')).toEqual([]);
+    expect(phases[0]).toBe('idle');
+    expect(phases).toContain('watching');
+  });
+
+  it('throws a ConfigError from informerFor for a selector that does not parse, and from informerFactory for a kubeconfig without a current context', () => {
+    const f = make();
+    expect(() => f.informerFor(pods, { labelSelector: 'app in (web' })).toThrow(ConfigError);
+    expect(() => f.informerFor(pods, { fieldSelector: 'spec.nodeName' })).toThrow(/^pods\?spec\.nodeName: invalid fieldSelector "spec\.nodeName" at 0: term "spec\.nodeName" has no operator/);
+    const noContext = server.kubeConfig;
+    const copy = Object.create(noContext) as typeof noContext;
+    copy.setCurrentContext('');
+    expect(() => informerFactory(copy)).toThrow(expect.objectContaining({ problem: 'no-current-context' }));
+  });
+
+  it('throws a RangeError from informerFactory for an option out of range, instead of failing each informer at start()', () => {
+    expect(() => informerFactory(server.kubeConfig, { pageSize: -1 })).toThrow(RangeError);
   });
 
   it('applies tweakListOptions to every informer’s requests', async () => {

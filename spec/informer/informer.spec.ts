@@ -1,7 +1,11 @@
 import { TestScheduler } from 'rxjs/testing';
 import type { Delta } from '../../lib/reflector/delta';
-import type { Health } from '../../lib/reflector/health';
+import type { Health, InformerHealth } from '../../lib/reflector/health';
 import { informerFrom, informerName } from '../../lib/informer/informer';
+import { waitForSync } from '../../lib/informer/waitForSync';
+import type { Logger } from '../../lib/logger';
+import { RejectedObjectError, StatusError } from '../../lib/sources/errors';
+import type { ListerWatcher } from '../../lib/sources/listerWatcher';
 import { deployments, pods } from '../../lib/resources/builtins';
 import type { Change } from '../../lib/store/change';
 import { labelIndex } from '../../lib/store/indexers';
@@ -37,14 +41,16 @@ describe('informerFrom', () => {
     subscription.unsubscribe();
   });
 
-  it('stops the watch when the last subscriber leaves, and a later subscription starts fresh', () => {
+  it('stops the watch when the current task ends after the last subscriber leaves, and a later subscription starts fresh', () => {
+    const scheduler = virtual();
     const lw = fakeListerWatcher([pod('a', '1')]);
-    const informer = informerFrom(lw, { scheduler: virtual() });
+    const informer = informerFrom(lw, { scheduler });
     const first = informer.informer$.subscribe();
     const second = informer.informer$.subscribe();
     first.unsubscribe();
-    expect(lw.openWatches()).toBe(1);
     second.unsubscribe();
+    expect(lw.openWatches()).toBe(1);
+    scheduler.flush(); // the 0 ms grace timer
     expect(lw.openWatches()).toBe(0);
 
     lw.objects = [pod('b', '7')];
@@ -53,6 +59,59 @@ describe('informerFrom', () => {
     expect(lw.lists).toHaveLength(2);
     expect(seen.map((s) => [...s.keys()])).toEqual([['default/b']]);
     again.unsubscribe();
+  });
+
+  describe('the grace period after the last subscriber leaves', () => {
+    it('keeps the watch and the cache for gracePeriodMs, for whoever comes back within it, then stops them', () => {
+      const scheduler = virtual();
+      const lw = fakeListerWatcher([pod('a', '1')]);
+      scheduler.maxFrames = 20_000;
+      const informer = informerFrom(lw, { scheduler, gracePeriodMs: 5_000 });
+      const opened: string[] = [];
+      informer.informer$.subscribe().unsubscribe(); // left at 0 ms: the watch runs until 5 000
+      scheduler.schedule(() => {
+        opened.push(`4999: ${lw.openWatches()}`);
+        const back = informer.informer$.subscribe((snapshot) => opened.push(`back with ${snapshot.size}`));
+        scheduler.schedule(() => back.unsubscribe(), 1); // left at 5 000: runs until 10 000
+      }, 4_999);
+      scheduler.schedule(() => opened.push(`9999: ${lw.openWatches()}`), 9_999);
+      scheduler.schedule(() => opened.push(`10001: ${lw.openWatches()}`), 10_001);
+      scheduler.flush();
+      expect(opened).toEqual(['4999: 1', 'back with 1', '9999: 1', '10001: 0']);
+      expect(lw.lists).toHaveLength(1);
+    });
+
+    it('keeps the watch when everyone leaves and someone subscribes again in the same tick (default grace)', () => {
+      const scheduler = virtual();
+      const lw = fakeListerWatcher([pod('a', '1')]);
+      const informer = informerFrom(lw, { scheduler });
+      informer.informer$.subscribe().unsubscribe();
+      const again = informer.handle({}).subscribe();
+      scheduler.flush();
+      expect(lw.lists).toHaveLength(1);
+      expect(lw.openWatches()).toBe(1);
+      again.unsubscribe();
+      scheduler.flush();
+      expect(lw.openWatches()).toBe(0);
+    });
+
+    it('keeps the cache that waitForSync listed for the subscriber that comes right after it', async () => {
+      const scheduler = virtual();
+      const lw = fakeListerWatcher([pod('a', '1')]);
+      const informer = informerFrom(lw, { scheduler });
+      const [synced] = await waitForSync([informer], { scheduler });
+      let replayed: Snapshot | undefined;
+      const running = informer.informer$.subscribe((snapshot) => (replayed ??= snapshot));
+      scheduler.flush();
+      expect(replayed).toBe(synced);
+      expect(lw.lists).toHaveLength(1);
+      running.unsubscribe();
+    });
+
+    it('is a number of ms in range, checked when the informer is made', () => {
+      expect(() => informerFrom(fakeListerWatcher(), { gracePeriodMs: -1 })).toThrow(RangeError);
+      expect(() => informerFrom(fakeListerWatcher(), { gracePeriodMs: Number.NaN })).toThrow(/gracePeriodMs/);
+    });
   });
 
   it('replays the latest snapshot to a late subscriber', () => {
@@ -98,8 +157,9 @@ describe('informerFrom', () => {
   });
 
   it('keeps the cache whole when deltas$ starts the watch, and shares it with informer$', () => {
+    const scheduler = virtual();
     const lw = fakeListerWatcher([pod('a', '1')]);
-    const informer = informerFrom(lw, { scheduler: virtual() });
+    const informer = informerFrom(lw, { scheduler });
     const deltas: Delta[] = [];
     const raw = informer.deltas$.subscribe((d) => deltas.push(d));
     lw.watch$().next({ type: 'ADDED', object: pod('b', '11') });
@@ -109,12 +169,14 @@ describe('informerFrom', () => {
     expect(snapshot?.size).toBe(2);
     expect(lw.watches).toHaveLength(1);
     raw.unsubscribe();
+    scheduler.flush();
     expect(lw.openWatches()).toBe(0);
   });
 
   it('replays the latest health on health$ without starting the watch', () => {
+    const scheduler = virtual();
     const lw = fakeListerWatcher([pod('a', '1')]);
-    const informer = informerFrom(lw, { scheduler: virtual() });
+    const informer = informerFrom(lw, { scheduler });
     const phases: Health['phase'][] = [];
     const watching = informer.health$.subscribe((h) => phases.push(h.phase));
     expect(lw.lists).toHaveLength(0);
@@ -124,6 +186,7 @@ describe('informerFrom', () => {
     informer.health$.subscribe((h) => (latest = h)).unsubscribe();
     expect(latest?.phase).toBe('watching');
     running.unsubscribe();
+    scheduler.flush();
     expect(phases[phases.length - 1]).toBe('idle');
     watching.unsubscribe();
   });
@@ -139,6 +202,71 @@ describe('informerFrom', () => {
     const running = informer.informer$.subscribe((s) => (snapshot = s));
     expect(snapshot?.byIndex('app', 'web').map((o) => o.metadata.managedFields)).toEqual([undefined]);
     running.unsubscribe();
+  });
+
+  describe('what it cannot cache, and what fails', () => {
+    type ConfigMap = KubeObject & { data?: Record<string, string> };
+    const configMap = (name: string, resourceVersion: string, data?: Record<string, string>): ConfigMap => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: 'default', resourceVersion },
+      ...(data ? { data } : {}),
+    });
+    /** The transform a user writes first: it assumes every ConfigMap has data. */
+    const dataKeys = (object: ConfigMap): ConfigMap => ({ ...object, data: Object.fromEntries(Object.keys(object.data!).map((k) => [k, ''])) });
+    const recordingLogger = (): Logger & { readonly errors: [Record<string, unknown>, string][] } => {
+      const errors: [Record<string, unknown>, string][] = [];
+      return { errors, debug: () => undefined, info: () => undefined, warn: () => undefined, error: (fields, message) => void errors.push([fields, message]) };
+    };
+
+    it('leaves out an object its transform throws on, counts it on health$, logs it, and goes on: informer$, handlers and synced$ live', () => {
+      const scheduler = virtual();
+      const lw = fakeListerWatcher([configMap('a', '1', { x: '1' }), configMap('no-data', '2')]);
+      const logger = recordingLogger();
+      const informer = informerFrom<ConfigMap>(lw as unknown as ListerWatcher<ConfigMap>, { scheduler, name: 'configmaps', transform: dataKeys, logger });
+      let failure: unknown;
+      let latest: Snapshot<ConfigMap> | undefined;
+      const added: string[] = [];
+      const running = informer.informer$.subscribe({ next: (s) => (latest = s), error: (e: unknown) => (failure = e) });
+      const handler = informer.handle({ onAdd: (o) => void added.push(o.metadata.name) }).subscribe({ error: (e: unknown) => (failure = e) });
+      let synced: Snapshot<ConfigMap> | undefined;
+      informer.synced$.subscribe((s) => (synced = s));
+      lw.watch$().next({ type: 'ADDED', object: configMap('b', '3', { y: '2' }) });
+      scheduler.flush();
+
+      expect(failure).toBeUndefined();
+      expect([...(latest?.keys() ?? [])].sort()).toEqual(['default/a', 'default/b']);
+      expect(synced?.size).toBe(1);
+      expect(added).toEqual(['a', 'b']);
+      let health: InformerHealth | undefined;
+      informer.health$.subscribe((h) => (health = h)).unsubscribe();
+      expect(health?.rejectedObjects).toBe(1);
+      expect(health?.lastRejection).toBeInstanceOf(RejectedObjectError);
+      expect(health?.lastRejection).toMatchObject({ informer: 'configmaps', key: 'default/no-data', stage: 'transform', outcome: 'left-out' });
+      expect(health?.lastRejection?.message).toMatch(/^configmaps: cannot cache default\/no-data: the transform failed: TypeError: /);
+      expect(logger.errors).toHaveLength(1);
+      expect(logger.errors[0]).toEqual([expect.objectContaining({ informer: 'configmaps', key: 'default/no-data', stage: 'transform', err: health?.lastRejection }), 'object not cached']);
+      running.unsubscribe();
+      handler.unsubscribe();
+    });
+
+    it('names itself in the errors health$ reports, and leaves the thrown error as it was', () => {
+      const scheduler = virtual();
+      const lw = fakeListerWatcher();
+      const forbidden = new StatusError({ kind: 'Status', apiVersion: 'v1', code: 403, reason: 'Forbidden', message: 'pods is forbidden' }, undefined, 'GET /api/v1/pods');
+      lw.listError = forbidden;
+      const informer = informerFrom(lw, { scheduler, name: 'pods' });
+      const errors: (Error | undefined)[] = [];
+      informer.health$.subscribe((h) => errors.push(h.lastError));
+      const running = informer.informer$.subscribe();
+      const reported = errors[errors.length - 1];
+      expect(reported).toBeInstanceOf(StatusError);
+      expect(reported).toMatchObject({ code: 403, informer: 'pods', request: 'GET /api/v1/pods' });
+      expect(reported?.message).toBe('pods: 403 Forbidden on GET /api/v1/pods: pods is forbidden');
+      expect(forbidden.message).toBe('403 Forbidden on GET /api/v1/pods: pods is forbidden');
+      expect(forbidden.informer).toBeUndefined();
+      running.unsubscribe();
+    });
   });
 
   it('adds handlers with the informer’s default resync period', () => {

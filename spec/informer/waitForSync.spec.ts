@@ -1,10 +1,11 @@
+import { EMPTY, throwError, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { informerFrom, type Informer } from '../../lib/informer/informer';
 import { NetworkError, StatusError } from '../../lib/sources/errors';
 import type { ListerWatcher } from '../../lib/sources/listerWatcher';
 import type { KubeObject } from '../../lib/store/object';
 import type { Snapshot } from '../../lib/store/snapshot';
-import { SyncTimeoutError, waitForSync } from '../../lib/informer/waitForSync';
+import { InformerStoppedError, SyncTimeoutError, waitForSync } from '../../lib/informer/waitForSync';
 import { fakeListerWatcher, pod } from './informerFixtures';
 
 const forbidden = new StatusError({ kind: 'Status', apiVersion: 'v1', code: 403, reason: 'Forbidden', message: 'pods is forbidden' });
@@ -53,7 +54,8 @@ describe('waitForSync', () => {
     lw.listError = forbidden;
     const informer = informerFrom(lw, { scheduler, name: 'pods' });
     const { error } = await settle(waitForSync([informer], { timeout: 10_000, scheduler }), scheduler);
-    expect(error).toBe(forbidden);
+    expect(error).toBeInstanceOf(StatusError);
+    expect(error).toMatchObject({ code: 403, informer: 'pods', message: 'pods: 403 Forbidden: pods is forbidden' });
     expect(lw.lists.length).toBeGreaterThan(1); // it kept retrying meanwhile
     expect(scheduler.now()).toBe(10_000);
   });
@@ -73,22 +75,63 @@ describe('waitForSync', () => {
     const timeout = error as SyncTimeoutError;
     expect(timeout.kind).toBe('timeout');
     expect(timeout.unsynced.map((u) => `${u.name} ${u.health.phase} ${u.health.lastError?.message ?? '-'}`)).toEqual([
-      'pods backingOff connect ECONNREFUSED 127.0.0.1:1',
+      'pods backingOff pods: connect ECONNREFUSED 127.0.0.1:1',
       'widgets listing -',
     ]);
-    expect(timeout.message).toContain('pods (backingOff: connect ECONNREFUSED 127.0.0.1:1)');
-    expect(timeout.cause).toBe(refused.listError);
+    expect(timeout.message).toBe('informers not synced after 5000 ms: pods (backingOff: connect ECONNREFUSED 127.0.0.1:1), widgets (listing)');
+    expect(timeout.cause).toBeInstanceOf(NetworkError);
+    expect((timeout.cause as NetworkError).informer).toBe('pods');
   });
 
-  it('rejects at once with the error of an informer whose cache fails', async () => {
-    const broken = new Error('transform failed');
-    const informer = informerFrom(fakeListerWatcher([pod('a', '1')]), {
-      scheduler: virtualScheduler(),
-      transform: () => {
-        throw broken;
+  it('resolves without what a throwing transform was given: rejected objects do not stop a sync', async () => {
+    const scheduler = virtualScheduler();
+    const informer = informerFrom(fakeListerWatcher([pod('a', '1'), pod('b', '1')]), {
+      scheduler,
+      transform: (object) => {
+        if (object.metadata.name === 'b') throw new Error('transform failed');
+        return object;
       },
     });
-    await expect(waitForSync([informer], { timeout: 60_000 })).rejects.toBe(broken);
+    const { value, error } = await settle(waitForSync([informer], { timeout: 60_000, scheduler }), scheduler);
+    expect(error).toBeUndefined();
+    expect([...(value?.[0].keys() ?? [])]).toEqual(['default/a']);
+  });
+
+  it('rejects at once with a 400 Bad Request, which no retry can fix, naming the informer', async () => {
+    const scheduler = virtualScheduler();
+    const lw = fakeListerWatcher();
+    lw.listError = new StatusError({ kind: 'Status', apiVersion: 'v1', code: 400, reason: 'BadRequest', message: 'field label not supported: spec.color' }, undefined, 'GET /api/v1/pods');
+    const informer = informerFrom(lw, { scheduler, name: 'pods?spec.color=red' });
+    const { error } = await settle(waitForSync([informer], { timeout: 120_000, scheduler }), scheduler);
+    expect(error).toBeInstanceOf(StatusError);
+    expect((error as StatusError).message).toBe('pods?spec.color=red: 400 BadRequest on GET /api/v1/pods: field label not supported: spec.color');
+    expect(lw.lists).toHaveLength(1);
+  });
+
+  it('does not reject on the 400 a streaming list is refused with: the informer falls back to a paged list and syncs', async () => {
+    const scheduler = virtualScheduler();
+    const lw = fakeListerWatcher([pod('a', '1')]);
+    const refusing: ListerWatcher = {
+      list: (options) => lw.list(options),
+      watch: (options) =>
+        options.sendInitialEvents
+          ? throwError(() => new StatusError({ kind: 'Status', apiVersion: 'v1', code: 400, reason: 'BadRequest', message: 'sendInitialEvents is not supported' }))
+          : lw.watch(options),
+    };
+    const { value, error } = await settle(waitForSync([informerFrom(refusing, { scheduler, streamingList: true })], { timeout: 60_000, scheduler }), scheduler);
+    expect(error).toBeUndefined();
+    expect(value?.[0].size).toBe(1);
+  });
+
+  it('rejects at once with an InformerStoppedError naming an informer that stops before it syncs, or whose cache fails', async () => {
+    const scheduler = virtualScheduler();
+    const stub = (name: string, synced$: Observable<Snapshot>): Informer => ({ ...informerFrom(fakeListerWatcher(), { scheduler, name }), synced$ });
+    const broken = new Error('cache failed');
+    const stopped = await waitForSync([stub('pods', EMPTY)]).catch((e: unknown) => e);
+    expect(stopped).toBeInstanceOf(InformerStoppedError);
+    expect(stopped).toMatchObject({ kind: 'stopped', informer: 'pods', message: 'pods stopped before it synced' });
+    const failed = await waitForSync([stub('widgets', throwError(() => broken))]).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ informer: 'widgets', message: 'widgets stopped before it synced: cache failed', cause: broken });
   });
 
   it('resolves when an informer recovers before the timeout', async () => {
@@ -102,10 +145,11 @@ describe('waitForSync', () => {
     expect(value?.[0].size).toBe(1);
   });
 
-  it('lets go of the informers it started once settled', async () => {
+  it('lets go of the informers it started once settled (they stop after their grace period)', async () => {
     const scheduler = virtualScheduler();
     const lw = fakeListerWatcher([pod('a', '1')]);
     await waitForSync([informerFrom(lw, { scheduler })], { scheduler });
+    scheduler.flush();
     expect(lw.openWatches()).toBe(0);
   });
 

@@ -12,8 +12,14 @@ describe('backoff operator', () => {
   it('resubscribes after 800 ms, then 1600 ms, passing values through', () => {
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('a#');
-      expectObservable(source.pipe(backoff({ scheduler, random: () => 1 })), '^ 3s !').toBe('a 800ms a 1600ms a');
+      expectObservable(source.pipe(backoff({ scheduler, random: () => 0 })), '^ 3s !').toBe('a 800ms a 1600ms a');
       expectSubscriptions(source.subscriptions).toBe(['^!', '801ms ^!', '2402ms ^!']);
+    });
+  });
+
+  it('draws each wait from [d, 2d), as client-go does: with random 0.5, 1200 ms then 2400 ms', () => {
+    scheduler.run(({ cold, expectObservable }) => {
+      expectObservable(cold('a#').pipe(backoff({ scheduler, random: () => 0.5 })), '^ 4s !').toBe('a 1200ms a 2400ms a');
     });
   });
 
@@ -21,7 +27,7 @@ describe('backoff operator', () => {
     scheduler.run(({ cold, expectObservable }) => {
       const tooMany = new StatusError({ kind: 'Status', apiVersion: 'v1', code: 429, reason: 'TooManyRequests' }, 4);
       const source = cold('a#', undefined, tooMany);
-      expectObservable(source.pipe(backoff({ scheduler, random: () => 1 })), '^ 5s !').toBe('a 4000ms a');
+      expectObservable(source.pipe(backoff({ scheduler, random: () => 0 })), '^ 5s !').toBe('a 4000ms a');
     });
   });
 
@@ -40,7 +46,7 @@ describe('backoff operator', () => {
         times.push(scheduler.now());
         return source;
       });
-      expectObservable(probe.pipe(backoff({ scheduler, random: () => 1 })), '^ 200s !').toBe('');
+      expectObservable(probe.pipe(backoff({ scheduler, random: () => 0 })), '^ 200s !').toBe('');
       scheduler.schedule(() => expect(times.slice(0, 4)).toEqual([0, 800, 120_800 + 800, 120_800 + 800 + 1600]), 199_000);
     });
   });
@@ -56,7 +62,7 @@ describe('backoff operator', () => {
   it('cancels the pending wait on unsubscribe, leaving no timer behind', () => {
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold('#');
-      expectObservable(source.pipe(backoff({ scheduler, random: () => 1 })), '^ 100ms !').toBe('');
+      expectObservable(source.pipe(backoff({ scheduler, random: () => 0 })), '^ 100ms !').toBe('');
       expectSubscriptions(source.subscriptions).toBe(['(^!)']);
       scheduler.schedule(() => expect(scheduler.actions).toHaveLength(0), 101);
     });
@@ -64,7 +70,7 @@ describe('backoff operator', () => {
 
   it('keeps a separate sequence per subscription', () => {
     scheduler.run(({ cold, expectObservable }) => {
-      const retried = cold('a#').pipe(backoff({ scheduler, random: () => 1 }));
+      const retried = cold('a#').pipe(backoff({ scheduler, random: () => 0 }));
       expectObservable(retried, '^ 1s !').toBe('a 800ms a');
       expectObservable(retried, '- 500ms ^ 1s !').toBe('- 500ms a 800ms a');
     });

@@ -13,15 +13,23 @@ function delays(failureTimes: number[], config = noJitter, random = 1): number[]
 }
 
 describe('backoffDelay', () => {
-  it('doubles from 800 ms and stops at 30 s', () => {
-    expect([0, 1, 2, 3, 4, 5, 6, 7, 60, 2000].map((step) => backoffDelay(step, 1, defaultBackoffConfig))).toEqual([
+  it('doubles from 800 ms and stops at 30 s (the low end of each draw)', () => {
+    expect([0, 1, 2, 3, 4, 5, 6, 7, 60, 2000].map((step) => backoffDelay(step, 0, defaultBackoffConfig))).toEqual([
       800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000, 30_000, 30_000,
     ]);
   });
 
-  it('scales the delay by random under full jitter, and ignores random without jitter', () => {
-    expect(backoffDelay(2, 0.5, defaultBackoffConfig)).toBe(1600);
-    expect(backoffDelay(2, 0, defaultBackoffConfig)).toBe(0);
+  it("draws from [d, 2d) by default, as client-go's wait.Jitter(d, 1.0): never shorter than d, the cap applied before the jitter", () => {
+    expect(backoffDelay(0, 0, defaultBackoffConfig)).toBe(800);
+    expect(backoffDelay(0, 0.5, defaultBackoffConfig)).toBe(1200);
+    expect(backoffDelay(0, 0.999, defaultBackoffConfig)).toBeCloseTo(1599.2);
+    expect(backoffDelay(60, 0.5, defaultBackoffConfig)).toBe(45_000);
+  });
+
+  it("draws from [0, d) with 'full' jitter, and ignores random with 'none'", () => {
+    const full = resolveBackoffConfig({ jitter: 'full' });
+    expect(backoffDelay(2, 0.5, full)).toBe(1600);
+    expect(backoffDelay(2, 0, full)).toBe(0);
     expect(backoffDelay(2, 0.5, noJitter)).toBe(3200);
   });
 });
@@ -54,6 +62,12 @@ describe('nextBackoff', () => {
     expect(nextBackoff(initialBackoffState, { now: 0, random: 1, retryAfterSeconds: 0.5 }, noJitter).delayMs).toBe(800);
   });
 
+  it('waits as at the cap, from the first failure, for a failure that cannot heal soon', () => {
+    expect(nextBackoff(initialBackoffState, { now: 0, random: 0, atCap: true }, defaultBackoffConfig).delayMs).toBe(30_000);
+    expect(nextBackoff(initialBackoffState, { now: 0, random: 0.5, atCap: true }, defaultBackoffConfig).delayMs).toBe(45_000);
+    expect(nextBackoff(initialBackoffState, { now: 0, random: 0, retryAfterSeconds: 100, atCap: true }, defaultBackoffConfig).delayMs).toBe(100_000);
+  });
+
   it('never lets the step overflow however long the outage', () => {
     let state: BackoffState = initialBackoffState;
     for (let i = 0; i < 5000; i++) state = nextBackoff(state, { now: i * 30_000, random: 1 }, noJitter).state;
@@ -67,7 +81,7 @@ describe('resolveBackoffConfig', () => {
     expect(resolveBackoffConfig({ maxMs: 10_000, initialMs: undefined })).toEqual({ ...defaultBackoffConfig, maxMs: 10_000 });
   });
 
-  it.each([{ initialMs: -1 }, { maxMs: Number.NaN }, { resetAfterMs: Infinity }, { maxMs: 2 ** 31 }, { factor: 0.9 }, { jitter: 'some' as 'full' }])('rejects %p with a RangeError', (config) => {
+  it.each([{ initialMs: -1 }, { maxMs: Number.NaN }, { resetAfterMs: Infinity }, { maxMs: 2 ** 31 }, { factor: 0.9 }, { jitter: 'some' as 'add' }])('rejects %p with a RangeError', (config) => {
     expect(() => resolveBackoffConfig(config)).toThrow(RangeError);
   });
 });

@@ -1,7 +1,7 @@
 import { IdleTimeoutError, NetworkError, ProtocolError, StatusError } from '../../lib/sources/errors';
 import { reflect } from '../../lib/reflector/reflect';
 import {
-  IDLE_MS_WITH_RANDOM_ONE,
+  IDLE_MS,
   added,
   bookmark,
   connectionRefused,
@@ -10,7 +10,7 @@ import {
   expired,
   modified,
   newTestScheduler,
-  one,
+  zero,
   page,
   pod,
   scriptedListerWatcher,
@@ -30,7 +30,7 @@ describe('reflect: list then watch', () => {
         lists: [() => cold('a 9ms (b|)', { a: page([p1], '', false, 1), b: page([p2], '10') })],
         watches: [() => cold('5ms a 4ms b 4ms c 4ms d', { a: added(p3), b: modified(p3), c: deleted(p3), d: bookmark('20') })],
       });
-      expectObservable(reflect(lw, { scheduler, random: one }), '^ 1s !').toBe('a 9ms b 4ms c 4ms d 4ms e 4ms f', {
+      expectObservable(reflect(lw, { scheduler, random: zero }), '^ 1s !').toBe('a 9ms b 4ms c 4ms d 4ms e 4ms f', {
         a: { type: 'Replace', items: [p1], first: true, last: false, resourceVersion: '' },
         b: { type: 'Replace', items: [p2], first: false, last: true, resourceVersion: '10' },
         c: { type: 'Added', object: p3 },
@@ -41,7 +41,7 @@ describe('reflect: list then watch', () => {
       scheduler.schedule(() => {
         expect(describeCalls(lw.calls)).toEqual(['list@0 rv=0', 'watch@10 rv=10']);
         expect(lw.calls[0]?.options).toEqual({ resourceVersion: '0', limit: 500 });
-        expect(lw.calls[1]?.options).toEqual({ resourceVersion: '10', allowWatchBookmarks: true, timeoutSeconds: 599 });
+        expect(lw.calls[1]?.options).toEqual({ resourceVersion: '10', allowWatchBookmarks: true, timeoutSeconds: 300 });
       }, 999);
     });
   });
@@ -113,21 +113,21 @@ describe('reflect: re-watch or relist', () => {
   it('re-watches from the last resourceVersion when the watch is idle for timeoutSeconds + 5 s', () => {
     const run = simulate(
       ({ cold }) => ({ lists: [() => cold('(a|)', { a: page([], '10') })], watches: [() => cold('10s a', { a: modified(p3) })] }),
-      { until: 700_000 },
+      { until: 400_000 },
     );
-    expect(describeCalls(run.lw.calls)).toEqual(['list@0 rv=0', 'watch@0 rv=10', `watch@${10_000 + IDLE_MS_WITH_RANDOM_ONE} rv=12`]);
+    expect(describeCalls(run.lw.calls)).toEqual(['list@0 rv=0', 'watch@0 rv=10', `watch@${10_000 + IDLE_MS} rv=12`]);
     const idle = run.health.find((h) => h.lastError instanceof IdleTimeoutError);
-    expect(idle).toMatchObject({ phase: 'watching', attempt: 1, since: 10_000 + IDLE_MS_WITH_RANDOM_ONE });
+    expect(idle).toMatchObject({ phase: 'watching', attempt: 1, since: 10_000 + IDLE_MS });
     expect(run.lw.teardowns()).toBeGreaterThanOrEqual(1);
   });
 
   it('counts the idle timeout from subscription when the watch never sends anything', () => {
-    const run = simulate(({ cold }) => ({ lists: [() => cold('(a|)', { a: page([], '10') })] }), { until: 2 * IDLE_MS_WITH_RANDOM_ONE + 1 });
+    const run = simulate(({ cold }) => ({ lists: [() => cold('(a|)', { a: page([], '10') })] }), { until: 2 * IDLE_MS + 1 });
     expect(describeCalls(run.lw.calls)).toEqual([
       'list@0 rv=0',
       'watch@0 rv=10',
-      `watch@${IDLE_MS_WITH_RANDOM_ONE} rv=10`,
-      `watch@${2 * IDLE_MS_WITH_RANDOM_ONE} rv=10`,
+      `watch@${IDLE_MS} rv=10`,
+      `watch@${2 * IDLE_MS} rv=10`,
     ]);
   });
 
@@ -144,7 +144,7 @@ describe('reflect: re-watch or relist', () => {
     expect(run.deltas.map((d) => d.delta.type === 'Replace' && d.delta.first)).toEqual([true, true]);
   });
 
-  it('relists once at the last observed resourceVersion after a 410 on the watch, then watches from the new list', () => {
+  it('relists once, unpaged, at the last observed resourceVersion after a 410 on the watch, then watches from the new list', () => {
     const run = simulate(
       ({ cold }) => ({
         lists: [() => cold('(a|)', { a: page([p1], '10') }), () => cold('(a|)', { a: page([p2], '20') })],
@@ -152,15 +152,31 @@ describe('reflect: re-watch or relist', () => {
       }),
       { until: 100_000 },
     );
-    expect(describeCalls(run.lw.calls)).toEqual(['list@0 rv=0', 'watch@0 rv=10', 'list@2801 rv=15', 'watch@2801 rv=20']);
+    expect(describeCalls(run.lw.calls)).toEqual(['list@0 rv=0', 'watch@0 rv=10', 'list@2801 rv=15 unpaged', 'watch@2801 rv=20']);
+    // Without limit, the API server answers "not older than 15" from its watch cache; with it, it
+    // would read the exact, old state at 15 from etcd.
+    expect(run.lw.calls[2]?.options).toEqual({ resourceVersion: '15', limit: 0 });
     expect(run.deltas.at(-1)).toEqual({ at: 2801, delta: { type: 'Replace', items: [p2], first: true, last: true, resourceVersion: '20' } });
   });
 
-  it('relists at "" (a consistent read) when a list at the last resourceVersion gets a 410, and at the last version again after that succeeds', () => {
+  it('keeps paging relists, with resourceVersionMatch=NotOlderThan, when the first list came back in pages', () => {
+    const run = simulate(
+      ({ cold }) => ({
+        lists: [() => cold('a (b|)', { a: page([p1], '10', false), b: page([p2], '10') }), () => cold('(a|)', { a: page([p2], '20') })],
+        watches: [() => cold('1s a 1s #', { a: bookmark('15') }, expired())],
+      }),
+      { until: 100_000 },
+    );
+    expect(describeCalls(run.lw.calls)).toEqual(['list@0 rv=0', 'watch@1 rv=10', 'list@2802 rv=15 match=NotOlderThan', 'watch@2802 rv=20']);
+    expect(run.lw.calls[2]?.options).toEqual({ resourceVersion: '15', resourceVersionMatch: 'NotOlderThan', limit: 500 });
+  });
+
+  it('lists at "" (a consistent read) at once when a list at the last resourceVersion gets a 410, backs off if that fails too, and relists at the last version once one succeeds', () => {
     const run = simulate(
       ({ cold }) => ({
         lists: [
           () => cold('(a|)', { a: page([], '10') }),
+          () => cold('#', {}, expired()),
           () => cold('#', {}, expired()),
           () => cold('(a|)', { a: page([], '30') }),
           () => cold('-'),
@@ -173,14 +189,15 @@ describe('reflect: re-watch or relist', () => {
     expect(describeCalls(run.lw.calls)).toEqual([
       'list@0 rv=0',
       'watch@0 rv=10',
-      'list@1800 rv=10',
+      'list@1800 rv=10 unpaged',
+      'list@1800 rv=',
       'list@3400 rv=',
       'watch@3400 rv=30',
-      'list@7600 rv=30',
+      'list@7600 rv=30 unpaged',
     ]);
   });
 
-  it('relists at "" after a "too large resource version" on a list, honouring its Retry-After', () => {
+  it('lists at "" at once after a "too large resource version" on a list', () => {
     const tooLarge = statusError(504, 'Timeout', { message: 'Timeout: Too large resource version: 15, current: 12', retryAfterSeconds: 3, causeReason: 'ResourceVersionTooLarge' });
     const run = simulate(
       ({ cold }) => ({
@@ -189,21 +206,31 @@ describe('reflect: re-watch or relist', () => {
       }),
       { until: 100_000, config: { listPageTimeoutMs: 200_000 } }, // the relist at "" never answers
     );
-    expect(describeCalls(run.lw.calls)).toEqual(['list@0 rv=0', 'watch@0 rv=10', 'list@2801 rv=15', 'list@5801 rv=']);
+    expect(describeCalls(run.lw.calls)).toEqual(['list@0 rv=0', 'watch@0 rv=10', 'list@2801 rv=15 unpaged', 'list@2801 rv=']);
   });
 
-  it('restarts a list whose continue token expired as a fresh Replace at ""', () => {
+  it('lists once more at once, unpaged at the same version, when a continue token expires (client-go\'s pager), as a fresh Replace', () => {
     const run = simulate(
       ({ cold }) => ({
         lists: [() => cold('a 1s #', { a: page([p1], '10', false, 5) }, expired()), () => cold('(a|)', { a: page([p1, p2], '12') })],
       }),
       { until: 100_000 },
     );
-    expect(describeCalls(run.lw.calls)).toEqual(['list@0 rv=0', 'list@1801 rv=', 'watch@1801 rv=12']);
+    expect(describeCalls(run.lw.calls)).toEqual(['list@0 rv=0', 'list@1001 rv=0 unpaged', 'watch@1001 rv=12']);
     expect(run.deltas).toEqual([
       { at: 0, delta: { type: 'Replace', items: [p1], first: true, last: false, resourceVersion: '10' } },
-      { at: 1801, delta: { type: 'Replace', items: [p1, p2], first: true, last: true, resourceVersion: '12' } },
+      { at: 1001, delta: { type: 'Replace', items: [p1, p2], first: true, last: true, resourceVersion: '12' } },
     ]);
+  });
+
+  it('lists at "" at once when the unpaged list after an expired continue token gets a 410 too', () => {
+    const run = simulate(
+      ({ cold }) => ({
+        lists: [() => cold('a 1s #', { a: page([p1], '10', false, 5) }, expired()), () => cold('#', {}, expired()), () => cold('(a|)', { a: page([p2], '13') })],
+      }),
+      { until: 100_000 },
+    );
+    expect(describeCalls(run.lw.calls)).toEqual(['list@0 rv=0', 'list@1001 rv=0 unpaged', 'list@1001 rv=', 'watch@1001 rv=13']);
   });
 
   it('retries a list that ends before its last page, reporting a truncated-stream ProtocolError', () => {
@@ -284,6 +311,21 @@ describe('reflect: visibility of failures', () => {
     expect(errors[0]?.fields).toMatchObject({ informer: 'pods', err: error, attempt: 1, retryInMs: 800 });
   });
 
+  it('retries a 400 no faster than the backoff cap, logging it as an error from the first failure and showing it in health', () => {
+    const badSelector = statusError(400, 'BadRequest', { message: 'unable to parse requirement: found "=", expected: identifier' });
+    const run = simulate(({ cold }) => ({ lists: [() => cold('#', {}, badSelector), () => cold('#', {}, badSelector), () => cold('#', {}, badSelector)] }), {
+      until: 70_000,
+      config: { name: 'pods' },
+    });
+    expect(describeCalls(run.lw.calls)).toEqual(['list@0 rv=0', 'list@30000 rv=0', 'list@60000 rv=0']);
+    expect(run.health.filter((h) => h.phase === 'backingOff').map((h) => [h.attempt, h.retryInMs, (h.lastError as StatusError).code])).toEqual([
+      [1, 30_000, 400],
+      [2, 30_000, 400],
+      [3, 30_000, 400],
+    ]);
+    expect(run.log.filter((line) => line.level === 'error').map((line) => line.fields['attempt'])).toEqual([1, 2, 3]);
+  });
+
   it.each([401, 403, 404])('retries a %p on the watch at backoff, re-watching from the last resourceVersion', (code) => {
     const run = simulate(
       ({ cold }) => ({ lists: [() => cold('(a|)', { a: page([], '10') })], watches: [() => cold('#', {}, statusError(code, 'Unauthorized'))] }),
@@ -347,7 +389,7 @@ describe('reflect: a broken logger', () => {
       const throwing = () => {
         throw new Error('logger bug');
       };
-      const subscription = reflect(lw, { scheduler, random: one, logger: { debug: throwing, info: throwing, warn: throwing, error: throwing } }).subscribe();
+      const subscription = reflect(lw, { scheduler, random: zero, logger: { debug: throwing, info: throwing, warn: throwing, error: throwing } }).subscribe();
       scheduler.schedule(() => {
         expect(describeCalls(lw.calls)).toEqual(['list@0 rv=0', 'watch@0 rv=10', 'watch@800 rv=10']);
         subscription.unsubscribe();

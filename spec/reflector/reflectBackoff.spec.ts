@@ -12,7 +12,7 @@ const failNow = (cold: (marbles: string, values?: Record<string, WatchEvent>, er
   cold('#', {}, statusError(500, 'InternalError'));
 
 describe('reflect: backoff', () => {
-  it('waits 800 ms, doubling, capped at 30 s, between consecutive failures (random = 1)', () => {
+  it('waits 800 ms, doubling, capped at 30 s, between consecutive failures (random 0: the low end of each draw)', () => {
     const run = simulate(
       ({ cold }) => ({ lists: [() => cold('(a|)', { a: page([], '10') })], watches: Array.from({ length: 10 }, () => failNow(cold)) }),
       { until: 300_000 },
@@ -22,10 +22,18 @@ describe('reflect: backoff', () => {
     expect(run.health.filter((h) => h.phase === 'backingOff').map((h) => h.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
-  it('applies full jitter: the wait is the computed delay scaled by random', () => {
+  it("draws each wait from [d, 2d) by default, as client-go does: never shorter than 800 ms, up to 60 s at the cap", () => {
+    const run = simulate(
+      ({ cold }) => ({ lists: [() => cold('(a|)', { a: page([], '10') })], watches: Array.from({ length: 8 }, () => failNow(cold)) }),
+      { until: 400_000, config: { random: () => 0.25 } },
+    );
+    expect(watchGaps(run.lw.calls)).toEqual([1000, 2000, 4000, 8000, 16_000, 32_000, 37_500, 37_500]);
+  });
+
+  it("draws each wait from [0, d) with jitter 'full'", () => {
     const run = simulate(
       ({ cold }) => ({ lists: [() => cold('(a|)', { a: page([], '10') })], watches: [failNow(cold), failNow(cold), failNow(cold)] }),
-      { until: 100_000, config: { random: () => 0.25 } },
+      { until: 100_000, config: { random: () => 0.25, backoff: { jitter: 'full' } } },
     );
     expect(watchGaps(run.lw.calls)).toEqual([200, 400, 800]);
   });

@@ -76,11 +76,11 @@ export function newTestScheduler(): TestScheduler {
   return new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 }
 
-/** A calls summary that reads well in `toEqual`: `list@0 rv=0`, `watch@5 rv=10`. */
+/** A calls summary that reads well in `toEqual`: `list@0 rv=0`, `list@9 rv=10 unpaged`, `watch@5 rv=10`. */
 export function describeCalls(calls: readonly Call[]): string[] {
   return calls.map((call) => {
     const o = call.options as ListOptions & WatchOptions;
-    const extras = [o.sendInitialEvents ? 'streaming' : '', o.resourceVersionMatch ? `match=${o.resourceVersionMatch}` : ''].filter(Boolean);
+    const extras = [o.sendInitialEvents ? 'streaming' : '', o.resourceVersionMatch ? `match=${o.resourceVersionMatch}` : '', o.limit === 0 ? 'unpaged' : ''].filter(Boolean);
     return `${call.kind}@${call.at} rv=${o.resourceVersion ?? '(unset)'}${extras.length ? ' ' + extras.join(' ') : ''}`;
   });
 }
@@ -133,10 +133,10 @@ export function healthLog(): { reports: Health[]; onHealth: (health: Health) => 
   return { reports, onHealth: (health) => void reports.push(health) };
 }
 
-/** Always 1: full jitter then gives the un-jittered delay, and timeoutSeconds draws 599. */
-export const one = (): number => 1;
-/** timeoutSeconds 599 + 5 s grace. */
-export const IDLE_MS_WITH_RANDOM_ONE = 604_000;
+/** Always 0: each backoff wait is its base delay (the low end of [d, 2d)), and timeoutSeconds draws 300. */
+export const zero = (): number => 0;
+/** timeoutSeconds 300 (drawn with random 0) + 5 s grace. */
+export const IDLE_MS = 305_000;
 
 /** Everything one simulated run produced. */
 export interface Simulation {
@@ -167,7 +167,7 @@ export function simulate(
   let completedOrErrored = false;
   scheduler.run((helpers) => {
     lw = scriptedListerWatcher(scheduler, script(helpers));
-    const subscription = reflect(lw, { random: one, ...options.config, scheduler, logger, onHealth: health.onHealth }).subscribe({
+    const subscription = reflect(lw, { random: zero, ...options.config, scheduler, logger, onHealth: health.onHealth }).subscribe({
       next: (delta) => void deltas.push({ at: scheduler.now(), delta }),
       error: () => (completedOrErrored = true),
       complete: () => (completedOrErrored = true),

@@ -9,7 +9,7 @@ describe('kubeListerWatcher', () => {
   let server: TestServer;
   beforeEach(async () => {
     server = await startServer((_req, res, seen) => {
-      if (seen.query.get('watch') === '1') res.writeHead(200, { 'Content-Type': 'application/json' }).end();
+      if (seen.query.get('watch') === 'true') res.writeHead(200, { 'Content-Type': 'application/json' }).end();
       else sendJson(res, 200, { kind: 'PodList', metadata: { resourceVersion: '7' }, items: [] });
     });
   });
@@ -27,7 +27,7 @@ describe('kubeListerWatcher', () => {
       ['/api/v1/namespaces/a/pods', { limit: '10', resourceVersion: '0', labelSelector: 'app=web', fieldSelector: 'spec.nodeName=n1' }],
       [
         '/api/v1/namespaces/a/pods',
-        { watch: '1', resourceVersion: '7', allowWatchBookmarks: 'true', timeoutSeconds: '300', labelSelector: 'app=web', fieldSelector: 'spec.nodeName=n1' },
+        { watch: 'true', resourceVersion: '7', allowWatchBookmarks: 'true', timeoutSeconds: '300', labelSelector: 'app=web', fieldSelector: 'spec.nodeName=n1' },
       ],
     ]);
   });
@@ -46,7 +46,7 @@ describe('kubeListerWatcher', () => {
     const secretValue = 'not-for-logs';
     await server.close();
     server = await startServer((_req, res, seen) => {
-      if (seen.query.get('watch') === '1') {
+      if (seen.query.get('watch') === 'true') {
         res.writeHead(200, { 'Content-Type': 'application/json' }).end(`{"type":"ADDED","object":${secretValue}\n`);
         return;
       }

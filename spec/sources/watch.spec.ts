@@ -42,7 +42,7 @@ describe('watch$', () => {
     return server;
   }
 
-  it('sends the watch query: resourceVersion, bookmarks, timeout and selectors', async () => {
+  it('sends the watch query as client-go and kubectl do (watch=true): resourceVersion, bookmarks, timeout and selectors', async () => {
     await startCannedServer('');
     await collect(
       watch$(kubeConfigFor({ server: server.url }), widgets, {
@@ -57,7 +57,7 @@ describe('watch$', () => {
     const seen = await server.request(0);
     expect(seen.path).toBe('/apis/example.com/v1/namespaces/ns1/widgets');
     expect(Object.fromEntries(seen.query)).toEqual({
-      watch: '1',
+      watch: 'true',
       resourceVersion: '10245',
       allowWatchBookmarks: 'true',
       timeoutSeconds: '290',
@@ -70,7 +70,7 @@ describe('watch$', () => {
     await startCannedServer('');
     await collect(watch$(kubeConfigFor({ server: server.url }), pods, { resourceVersion: '', sendInitialEvents: true, allowWatchBookmarks: true }));
     expect(Object.fromEntries((await server.request(0)).query)).toEqual({
-      watch: '1',
+      watch: 'true',
       resourceVersion: '',
       resourceVersionMatch: 'NotOlderThan',
       sendInitialEvents: 'true',

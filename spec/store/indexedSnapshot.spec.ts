@@ -51,6 +51,18 @@ describe('IndexedSnapshot', () => {
     expect(built.indexValues(NAMESPACE_INDEX).sort()).toEqual(['ns', 'other']);
   });
 
+  it('drops what a builder was given under a key, index postings included', () => {
+    const builder = IndexedSnapshot.empty(indexers).builder();
+    builder.put('ns/a', pod('a', 'ns', 'web'));
+    builder.put('ns/b', pod('b', 'ns', 'db'));
+    expect(builder.remove('ns/a')).toBe(true);
+    expect(builder.remove('ns/a')).toBe(false);
+    const built = builder.finish('5', []);
+    expect([...built.keys()]).toEqual(['ns/b']);
+    expect(built.indexValues('app')).toEqual(['db']);
+    expect(built.indexKeys(NAMESPACE_INDEX, 'ns')).toEqual(['ns/b']);
+  });
+
   it('rejects unknown index names with IndexNotFoundError naming the configured ones', () => {
     const empty = IndexedSnapshot.empty(indexers);
     expect(() => empty.indexKeys('nope', 'x')).toThrow(IndexNotFoundError);

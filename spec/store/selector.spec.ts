@@ -18,7 +18,7 @@ describe('parseLabelSelector', () => {
   });
 
   it('parses every operator into a requirement', () => {
-    const selector = parseLabelSelector('a=1,b==2,c!=3,d in (x,y),e notin (z),f,!g');
+    const selector = parseLabelSelector('a=1,b==2,c!=3,d in (x,y),e notin (z),f,!g,h>4,i < 05');
     expect(selector.requirements).toEqual([
       { key: 'a', operator: 'Equals', values: ['1'] },
       { key: 'b', operator: 'Equals', values: ['2'] },
@@ -27,7 +27,10 @@ describe('parseLabelSelector', () => {
       { key: 'e', operator: 'NotIn', values: ['z'] },
       { key: 'f', operator: 'Exists', values: [] },
       { key: 'g', operator: 'DoesNotExist', values: [] },
+      { key: 'h', operator: 'GreaterThan', values: ['4'] },
+      { key: 'i', operator: 'LessThan', values: ['05'] },
     ]);
+    expect(selector.toString()).toBe('a=1,b=2,c!=3,d in (x,y),e notin (z),f,!g,h>4,i<05');
   });
 
   it('tolerates whitespace around every token', () => {
@@ -49,6 +52,9 @@ describe('parseLabelSelector', () => {
     expect(parseLabelSelector('a=').requirements[0]!.values).toEqual(['']);
     expect(parseLabelSelector('a!=,b').requirements[0]!.values).toEqual(['']);
     expect(parseLabelSelector('a in (x,)').requirements[0]!.values).toEqual(['', 'x']);
+    // apimachinery's own example: "x in (foo,,baz),y,z notin ()"; `()` is the empty value alone.
+    expect(parseLabelSelector('x in (foo,,baz),y,z notin ()').requirements.map((r) => r.values)).toEqual([['', 'baz', 'foo'], [], ['']]);
+    expect(parseLabelSelector('a in ()').matches({ a: '' })).toBe(true);
     expect(parseLabelSelector('a=').matches({ a: '' })).toBe(true);
     expect(parseLabelSelector('a=').matches({})).toBe(false);
   });
@@ -76,6 +82,22 @@ describe('parseLabelSelector', () => {
       ['app=web,tier=back', false],
     ])('%s → %s', (text, expected) => {
       expect(parseLabelSelector(text).matches(labels)).toBe(expected);
+    });
+
+    it.each([
+      ['replicas>2', { replicas: '3' }, true],
+      ['replicas>3', { replicas: '3' }, false],
+      ['replicas<4', { replicas: '3' }, true],
+      ['replicas<3', { replicas: '3' }, false],
+      ['replicas>2', { replicas: '+3' }, true],
+      ['replicas<0', { replicas: '-1' }, true],
+      ['replicas>2', { replicas: 'three' }, false],
+      ['replicas>2', { replicas: '9223372036854775808' }, false],
+      ['replicas<9223372036854775807', { replicas: '9223372036854775806' }, true],
+      ['replicas>2', {}, false],
+      ['replicas<2', {}, false],
+    ])('%s on %j → %s (the label read as a 64-bit integer; absent or not an integer never matches)', (text, labels, expected) => {
+      expect(parseLabelSelector(text).matches(labels as Record<string, string>)).toBe(expected);
     });
 
     it('treats undefined labels as having no keys', () => {
@@ -141,14 +163,16 @@ describe('parseLabelSelector', () => {
       [',a=b', 0],
       ['a=b,,c=d', 4],
       ['a in', 4],
-      ['a in ()', 6],
       ['a in (b', 7],
       ['a in (b c)', 8],
       ['a notin b', 8],
       ['a b', 2],
       ['a=b c', 4],
-      ['a>1', 1],
-      ['a<1', 1],
+      ['a>', 2],
+      ['a>b', 2],
+      ['a<-1', 2],
+      ['a>=1', 2],
+      ['a>9223372036854775808', 2],
       ['!', 1],
       ['!a=b', 2],
       ['a=(b)', 2],

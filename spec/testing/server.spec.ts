@@ -48,15 +48,15 @@ describe('store', () => {
   });
 
   it('keeps uid and creationTimestamp on update, bumps generation only when spec changed, and 409s on a stale resourceVersion', () => {
-    const created = server.store.create(deployments, { metadata: { name: 'd', namespace: 'ns' }, spec: { replicas: 1 } });
+    const created = server.store.create(deployments, { metadata: { name: 'd', namespace: 'ns' }, spec: { replicas: 1, selector: {}, template: {} } });
     const relabeled = server.store.update(deployments, { ...created, metadata: { ...created.metadata, labels: { a: 'b' } } });
     expect(relabeled.metadata.generation).toBe(1);
     expect(relabeled.metadata.uid).toBe(created.metadata.uid);
-    const scaled = server.store.update(deployments, { ...relabeled, spec: { replicas: 3 } });
+    const scaled = server.store.update(deployments, { ...relabeled, spec: { replicas: 3, selector: {}, template: {} } });
     expect(scaled.metadata.generation).toBe(2);
-    expect(() => server.store.update(deployments, { ...created, spec: { replicas: 5 } })).toThrow(ApiStatusError);
+    expect(() => server.store.update(deployments, { ...created, spec: { replicas: 5, selector: {}, template: {} } })).toThrow(ApiStatusError);
     try {
-      server.store.update(deployments, { ...created, spec: { replicas: 5 } });
+      server.store.update(deployments, { ...created, spec: { replicas: 5, selector: {}, template: {} } });
     } catch (error) {
       expect((error as ApiStatusError).status).toMatchObject({
         code: 409,
@@ -65,7 +65,7 @@ describe('store', () => {
           'Operation cannot be fulfilled on deployments.apps "d": the object has been modified; please apply your changes to the latest version and try again',
       });
     }
-    expect(server.store.get(deployments, 'ns', 'd')!.spec).toEqual({ replicas: 3 });
+    expect(server.store.get(deployments, 'ns', 'd')!.spec).toEqual({ replicas: 3, selector: {}, template: {} });
   });
 
   it('throws 404 NotFound on update or delete of a missing object', () => {
@@ -153,7 +153,7 @@ describe('objects over HTTP', () => {
   });
 
   it('applies merge and strategic-merge patches (null deletes, lists replace), with resourceVersion preconditions', async () => {
-    const created = server.store.create(pods, { metadata: { name: 'p', namespace: 'ns', labels: { a: '1', b: '2' } }, spec: { nodeName: 'n1' } });
+    const created = server.store.create(pods, { metadata: { name: 'p', namespace: 'ns', labels: { a: '1', b: '2' } }, spec: { nodeName: 'n1', containers: [] } });
     const patched = await call(server, 'PATCH', '/api/v1/namespaces/ns/pods/p', {
       body: { metadata: { labels: { a: null, c: '3' } }, spec: { containers: [{ name: 'x' }] } },
       headers: { 'Content-Type': 'application/strategic-merge-patch+json' },
@@ -178,7 +178,7 @@ describe('objects over HTTP', () => {
   });
 
   it('updates only .status through the status subresource', async () => {
-    server.store.create(pods, { metadata: { name: 'p', namespace: 'ns' }, spec: { nodeName: 'n1' } });
+    server.store.create(pods, { metadata: { name: 'p', namespace: 'ns' }, spec: { nodeName: 'n1', containers: [] } });
     const reply = await call(server, 'PUT', '/api/v1/namespaces/ns/pods/p/status', {
       body: { metadata: { name: 'p' }, spec: { nodeName: 'ignored' }, status: { phase: 'Running' } },
     });
