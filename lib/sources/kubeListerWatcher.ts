@@ -45,6 +45,7 @@ export function kubeListerWatcher<T extends KubeObject = KubeObject>(
     namespace: scope.namespace,
     labelSelector: request.labelSelector ?? scope.labelSelector,
     fieldSelector: request.fieldSelector ?? scope.fieldSelector,
+    shardSelector: request.shardSelector ?? scope.shardSelector,
   });
   return {
     supportsStreamingList: true,

@@ -46,7 +46,7 @@ export const defaultPageSize = 500;
 /** A list body as parsed, before it is checked. */
 interface RawList {
   readonly kind?: unknown;
-  readonly metadata?: { readonly resourceVersion?: unknown; readonly continue?: unknown; readonly remainingItemCount?: unknown } | null;
+  readonly metadata?: { readonly resourceVersion?: unknown; readonly continue?: unknown; readonly remainingItemCount?: unknown; readonly shardInfo?: { readonly selector?: unknown } | null } | null;
   readonly items?: unknown;
 }
 
@@ -229,6 +229,7 @@ function listQuery(options: ListOptions, continueToken: string | undefined): str
     resourceVersionMatch: continueToken === undefined ? options.resourceVersionMatch : undefined,
     labelSelector: options.labelSelector === '' ? undefined : options.labelSelector,
     fieldSelector: options.fieldSelector === '' ? undefined : options.fieldSelector,
+    shardSelector: options.shardSelector === '' ? undefined : options.shardSelector,
     timeoutSeconds: options.timeoutSeconds,
   });
 }
@@ -266,6 +267,7 @@ function toPage<T extends KubeObject>(
     resourceVersion: typeof metadata.resourceVersion === 'string' ? metadata.resourceVersion : '',
     last: next === undefined,
     remainingItemCount: typeof metadata.remainingItemCount === 'number' ? metadata.remainingItemCount : undefined,
+    ...(typeof metadata.shardInfo?.selector === 'string' ? { shardInfo: { selector: metadata.shardInfo.selector } } : {}),
   };
   return { page, next };
 }

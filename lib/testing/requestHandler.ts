@@ -15,6 +15,7 @@ import type { RequestLogImpl, RequestRecord } from './requestLog';
 import { sendJson, sendStatus, sendText } from './respond';
 import { acceptsGzip } from './responseBody';
 import { route, type Route } from './routes';
+import { ShardSelectorError, withShardSelector } from './shardSelector';
 import type { ServerProfile } from './serverVersion';
 import { ApiStatusError, failure, methodNotAllowed, pathNotFound, statusForCode, tooLargeResourceVersion } from './status';
 import { WatchSession } from './watchHandler';
@@ -39,6 +40,8 @@ export interface ServerState {
   readonly versionDocument: unknown;
   readonly watchCacheWaitMs: number;
   readonly scheduler: SchedulerLike;
+  /** Serves KEP-5866's `shardSelector` (the `ShardedListAndWatch` gate). */
+  readonly shardedListAndWatch: boolean;
 }
 
 function verbOf(method: string, target: Extract<Route, { kind: 'resource' }>, watch: boolean): Verb | undefined {
@@ -141,7 +144,7 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
         const page = await serveList(store, state.tokens, {
           resource,
           namespace: target.namespace,
-          query: parseListQuery(target.served, query, state.profile),
+          query: withShardSelector(parseListQuery(target.served, query, state.profile), query.shardSelector, state.shardedListAndWatch),
           profile: state.profile,
           waitForRv: (rv) => store.waitForRv(rv, state.watchCacheWaitMs, state.scheduler, gone.signal),
         });
@@ -150,7 +153,7 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
         return writeListPage(response, page, gzip);
       }
       case 'watch': {
-        const parsed = parseListQuery(target.served, query, state.profile);
+        const parsed = withShardSelector(parseListQuery(target.served, query, state.profile), query.shardSelector, state.shardedListAndWatch);
         const name = target.name;
         const listQuery =
           name === undefined ? parsed : { ...parsed, selective: true, matches: (object: KubeObject) => object.metadata.name === name && parsed.matches(object) };
@@ -193,7 +196,7 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
       }
     }
   } catch (error) {
-    const status = error instanceof ApiStatusError ? error.status : internalError(error);
+    const status = error instanceof ApiStatusError ? error.status : error instanceof ShardSelectorError ? failure(500, 'InternalError', error.message) : internalError(error);
     if (response.headersSent) response.destroy();
     else fail(status);
   }

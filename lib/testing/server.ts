@@ -70,6 +70,12 @@ export interface ApiServerOptions {
   readonly watchCacheWaitMs?: number;
   /** Runs the server's own timers and clocks (the watch cache's wait and window, etcd's compaction); default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
+  /**
+   * Serve KEP-5866's `shardSelector` on lists and watches and echo it in a list's
+   * `metadata.shardInfo`, like a 1.36+ server with the `ShardedListAndWatch` gate on. Default
+   * true; false answers like a server without the feature (the parameter is ignored).
+   */
+  readonly shardedListAndWatch?: boolean;
 }
 
 /** A running loopback Kubernetes API server. */
@@ -163,6 +169,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     versionDocument: versionDocument(profile),
     watchCacheWaitMs: options.watchCacheWaitMs ?? 3_000,
     scheduler,
+    shardedListAndWatch: options.shardedListAndWatch ?? true,
   };
 
   seedNamespaces(state.store);

@@ -194,3 +194,28 @@ export function parseShardSelector(text: string): ShardSelector {
     },
   };
 }
+
+/**
+ * A list or watch query narrowed by its `shardSelector` parameter, as a server with the
+ * `ShardedListAndWatch` gate does (apiserver `registry/generic/registry/store.go`: parsed only
+ * when the gate is on and the parameter is not empty, a parse error answers 500 `invalid shard
+ * selector: ...`); without the gate the parameter is ignored and nothing is echoed.
+ *
+ * @throws ShardSelectorError wrapped as the apiserver wraps it, for a selector it refuses.
+ */
+export function withShardSelector<Q extends { readonly matches: (object: KubeObject) => boolean; readonly selective: boolean; readonly selectorKey: string }>(
+  query: Q,
+  text: string | undefined,
+  enabled: boolean,
+): Q & { readonly shardSelector?: string } {
+  if (!enabled || text === undefined || text === '') return query;
+  let selector: ShardSelector;
+  try {
+    selector = parseShardSelector(text);
+  } catch (error) {
+    if (error instanceof ShardSelectorError) throw new ShardSelectorError(`invalid shard selector: ${error.message}`);
+    throw error;
+  }
+  const { matches } = query;
+  return { ...query, selective: true, selectorKey: `${query.selectorKey}\u0000${selector.text}`, shardSelector: selector.text, matches: (object) => matches(object) && selector.matches(object) };
+}
