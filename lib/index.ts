@@ -113,3 +113,6 @@ export { RING_LABEL, BUCKETS_ANNOTATION } from './sharding/ringLease';
 export { fnv1a64, hashHex, type Hash64 } from './sharding/fnv1a64';
 export { bucketOf, shardSelectorOf, type ShardField } from './sharding/buckets';
 export { placeBuckets, bucketsOf } from './sharding/placement';
+export { labelShardedInformer, labelShardedInformerFrom } from './sharding/labelShardedInformer';
+export type { LabelShardedInformer, LabelShardedInformerOptions, LabelShardSources } from './sharding/labelShardedInformer';
+export { kubeDrainAcknowledger, shardLabelOf, drainLabelOf, CONTROLLER_RING_LABEL, type DrainAcknowledger } from './sharding/labelShard';
