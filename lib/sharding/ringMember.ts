@@ -1,5 +1,6 @@
 import { catchError, defer, EMPTY, map, mergeMap, Observable, of, throwError, timeout, type Subscriber, type Subscription } from 'rxjs';
 import type { LeaseClient } from '../leaderElection/leaseClient';
+import { PendingWork } from '../leaderElection/pendingWork';
 import { isConflict, isNotFound, microTime } from '../leaderElection/leaseRecord';
 import type { Lease } from '../resources/builtins';
 import { NetworkError } from '../sources/errors';
@@ -76,7 +77,7 @@ class RingMember {
   private lastMembers = '';
   private stopped = false;
   private readonly reaping = new Set<string>();
-  private readonly pending = new Set<Subscription>();
+  private readonly work = new PendingWork();
   private deadline: Subscription | undefined;
   /** Placement changes only with the member set: the last one, and its target. */
   private placedFor = '';
@@ -106,8 +107,7 @@ class RingMember {
     if (this.stopped) return;
     this.stopped = true;
     this.deadline?.unsubscribe();
-    for (const subscription of [...this.pending]) subscription.unsubscribe();
-    this.pending.clear();
+    this.work.cancelAll();
     this.active.clear();
     if (this.held) this.release().subscribe({ error: (error: unknown) => this.config.logger.warn({ lease: this.leaseRef(), error: messageOf(error) }, 'releasing the ring lease failed') });
   }
@@ -384,24 +384,12 @@ class RingMember {
   }
 
   private after(delay: number, action: () => void): void {
-    this.track((done) =>
-      this.config.scheduler.schedule(() => {
-        done();
-        action();
-      }, delay),
-    );
+    if (!this.stopped) this.work.after(this.config.scheduler, delay, action);
   }
 
-  /** Keeps a request or timer until it is done or cancelled. */
+  /** Keeps a request or timer until it is done or cancelled; nothing starts once stopped. */
   private track(open: (done: () => void) => Subscription): void {
-    let subscription: Subscription | undefined;
-    let finished = false;
-    subscription = open(() => {
-      finished = true;
-      if (subscription !== undefined) this.pending.delete(subscription);
-    });
-    if (!finished && !this.stopped) this.pending.add(subscription);
-    else if (this.stopped) subscription.unsubscribe();
+    if (!this.stopped) this.work.track(open);
   }
 
   private leaseRef(): string {
