@@ -62,3 +62,26 @@ it('caches the objects the sharder assigned to it, holds its shard Lease, and ac
     running.unsubscribe();
   }
 }, 30_000);
+
+it('empties its cache when the sharder takes its Lease over (a shard it thought dead)', async () => {
+  const shard = labelShardedInformer(server.kubeConfig, configMaps, { ring: RING, identity: 'example-1', ...TIMINGS });
+  const states: string[] = [];
+  const watching = shard.lease$.subscribe((state) => states.push(state.state));
+  const running = shard.informer$.subscribe();
+  try {
+    const synced = await firstValueFrom(shard.informer$.pipe(filter((snapshot) => snapshot.synced && snapshot.size > 0)));
+    expect(names(synced)).toEqual(assignedTo('example-1'));
+    const lease = server.store.get(leases, RING.namespace, 'example-1')!;
+    server.store.update(leases, {
+      ...lease,
+      metadata: { ...lease.metadata, resourceVersion: undefined },
+      spec: { ...lease.spec, holderIdentity: 'shardlease-controller', leaseDurationSeconds: 4, leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + 1 },
+    });
+    const emptied = await firstValueFrom(shard.informer$.pipe(filter((snapshot) => snapshot.size === 0)));
+    expect(emptied.synced).toBe(true);
+    expect(states).toContain('lost');
+  } finally {
+    running.unsubscribe();
+    watching.unsubscribe();
+  }
+}, 30_000);
