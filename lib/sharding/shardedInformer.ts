@@ -143,7 +143,7 @@ export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: 
   const key = options.key ?? 'uid';
   const name = options.name ?? `sharded#${identity}`;
   const filtering = new BehaviorSubject<ShardFilterMode>(options.mode ?? 'server');
-  if (filtering.value !== 'server' && filtering.value !== 'client') throw new TypeError(`mode must be 'server' or 'client', got ${JSON.stringify(options.mode)}`);
+  if (filtering.value !== 'server' && filtering.value !== 'client') throw new TypeError(`mode must be 'server' or 'client' (for a ring run by a sharder, use labelShardedInformer), got ${JSON.stringify(options.mode)}`);
 
   // Per informer, not per module: the buckets served now, and whether the ring view has synced.
   const owned = new Set<number>();

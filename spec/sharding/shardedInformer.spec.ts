@@ -121,4 +121,17 @@ describe('shardedInformer', () => {
     a.running.unsubscribe();
     b.running.unsubscribe();
   });
+
+  it('refuses at once a mode it does not know and a ring name that is not a label value', () => {
+    const { store } = setUp('client');
+    const time = new VirtualTimeScheduler(VirtualAction, Infinity);
+    const sources = {
+      listerWatcher: storeListerWatcher(store, pods, { scheduler: time }),
+      leaseClient: storeLeaseClient(store, { scheduler: time }),
+      ringListerWatcher: storeListerWatcher(store, leases, { scheduler: time }),
+    };
+    expect(() => shardedInformerFrom(sources, { ring: RING, identity: 'a', mode: 'label' as ShardFilterMode })).toThrow(/labelShardedInformer/);
+    expect(() => shardedInformerFrom(sources, { ring: { name: 'not a label', namespace: 'default' }, identity: 'a' })).toThrow(TypeError);
+    expect(() => shardedInformerFrom(sources, { ring: RING, identity: 'a', buckets: 0 })).toThrow(RangeError);
+  });
 });
