@@ -41,4 +41,4 @@ it('shows each replica’s buckets, and the stopped one’s moving to the others
   expect(moved.get('replica-0')! + moved.get('replica-2')!).toBe(64);
   expect(moved.get('replica-0')!).toBeGreaterThan(settled.get('replica-0')!);
   expect(moved.get('replica-2')!).toBeGreaterThan(settled.get('replica-2')!);
-}, 180_000);
+}, 300_000);

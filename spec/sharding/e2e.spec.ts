@@ -102,7 +102,7 @@ it('three replica processes partition the pods; after one is killed the other tw
   start('replica-a');
   start('replica-b');
   start('replica-c');
-  const settled = await until(() => notPartitioned(replicas), 60_000);
+  const settled = await until(() => notPartitioned(replicas), 180_000);
   expect(settled.last).toBeUndefined();
   for (const replica of replicas) {
     expect(replica.latest!.mode).toBe('server');
@@ -127,4 +127,4 @@ it('three replica processes partition the pods; after one is killed the other tw
   expect(recovered.last).toBeUndefined();
   process.stderr.write(`recovered after ${recovered.elapsed} ms\n`);
   for (const replica of survivors) expect(replica.stderr).toBe('');
-}, 120_000);
+}, 300_000);
