@@ -1,8 +1,9 @@
-import { freeze } from 'immer';
 import { defer, filter, map, type OperatorFunction } from 'rxjs';
 import type { Delta, ReplaceDelta } from '../reflector/delta';
 import { ProtocolError, RejectedObjectError, type RejectionOutcome } from '../sources/errors';
-import type { AddChange, Change, DeleteChange, UpdateChange } from '../store/change';
+import { sameResourceVersion, type AddChange, type Change, type DeleteChange, type UpdateChange } from '../store/change';
+import { ChangeSequencer } from '../store/changeSequence';
+import { deepFreeze } from '../store/deepFreeze';
 import { IndexedSnapshot, type SnapshotBuilder } from '../store/indexedSnapshot';
 import { NAMESPACE_INDEX, namespaceIndex, type IndexFunc } from '../store/indexers';
 import { objectKey } from '../store/keys';
@@ -28,14 +29,13 @@ export interface IndexerConfig<T extends KubeObject = KubeObject> {
    */
   transform?: (object: T) => T;
   /**
-   * Deep-freeze every stored object with immer's `freeze(object, true)`, so an accidental
-   * mutation throws (in strict mode) instead of silently corrupting every snapshot that shares
-   * the object. Default `false`, because a new object costs about as much as parsing it: for a
-   * 4.5 KB pod on Node 22, deep freeze took ~22 µs against ~30 µs for its `JSON.parse` (best of
-   * 15 runs of 10k pods), so it weighs on the initial list and on adds. An update shared with its
+   * Deep-freeze every stored object (plain objects and arrays, with `Object.freeze`), so an
+   * accidental mutation throws (in strict mode) instead of silently corrupting every snapshot that
+   * shares the object. Default `false`, because it weighs on the initial list and on adds: a new
+   * 4.3 KB pod took ~18 µs to freeze against ~71 µs for its `JSON.parse` (immer's `freeze`, used
+   * before, ~37 µs; `bench/micro/freeze.ts`, docs/PERFORMANCE.md). An update shared with its
    * cached version (`shareUnchanged`) freezes only its changed paths, since freezing stops at
-   * subtrees already frozen: ~0–3 µs per update at 1k cached pods, against ~34 µs unshared
-   * (`bench/micro/pipeline.ts`, FREEZE=1). Objects kept across a relist are not frozen twice.
+   * subtrees already frozen: ~1 µs per update. Objects kept across a relist are not frozen twice.
    */
   freeze?: boolean;
   /**
@@ -87,6 +87,8 @@ class IndexerState<T extends KubeObject> {
   private readonly prepare: (object: T) => T;
   private readonly share: boolean;
   private readonly onRejected: ((rejection: RejectedObjectError) => void) | undefined;
+  /** Numbers the snapshots, so that a lagging `handle()` can tell cheaply when changes must coalesce. */
+  private readonly sequencer = new ChangeSequencer();
 
   constructor(config: IndexerConfig<T>) {
     this.current = IndexedSnapshot.empty(guardIndexers(config.indexers ?? ({ [NAMESPACE_INDEX]: namespaceIndex } as Record<string, IndexFunc<T>>)));
@@ -94,9 +96,9 @@ class IndexerState<T extends KubeObject> {
     this.onRejected = config.onRejected;
     const transform = config.transform;
     const shouldFreeze = config.freeze ?? false;
-    if (transform && shouldFreeze) this.prepare = (object) => freeze(checkTransformed(transform(object)), true);
+    if (transform && shouldFreeze) this.prepare = (object) => deepFreeze(checkTransformed(transform(object)));
     else if (transform) this.prepare = (object) => checkTransformed(transform(object));
-    else if (shouldFreeze) this.prepare = (object) => freeze(object, true);
+    else if (shouldFreeze) this.prepare = deepFreeze;
     else this.prepare = (object) => object;
   }
 
@@ -144,6 +146,13 @@ class IndexerState<T extends KubeObject> {
 
   /** Applies one delta; returns the snapshot to emit, or undefined when nothing changed. */
   step(delta: Delta<T>): IndexedSnapshot<T> | undefined {
+    const snapshot = this.apply(delta);
+    // A relist's snapshot changes each key once (its changes come from one key set).
+    if (snapshot !== undefined) this.sequencer.stamp(snapshot, delta.type === 'Replace');
+    return snapshot;
+  }
+
+  private apply(delta: Delta<T>): IndexedSnapshot<T> | undefined {
     switch (delta.type) {
       case 'Added':
       case 'Updated':
@@ -167,7 +176,7 @@ class IndexerState<T extends KubeObject> {
     const object = this.store(key, incoming, previous, outcome);
     if (object === undefined) return undefined;
     const change: AddChange<T> | UpdateChange<T> =
-      previous === undefined ? { type: 'add', key, object, isInInitialList: false } : { type: 'update', key, oldObject: previous, object };
+      previous === undefined ? { type: 'add', key, object, isInInitialList: false } : { type: 'update', key, oldObject: previous, object, isResync: false };
     // No closure here: this is the path of every watch event.
     try {
       return (this.current = this.current.put(key, previous, object, [change], version || this.current.resourceVersion));
@@ -220,7 +229,7 @@ class IndexerState<T extends KubeObject> {
         if (cached === undefined) relist.adds.push({ type: 'add', key, object, isInInitialList });
         else {
           relist.matched++;
-          relist.updates.push({ type: 'update', key, oldObject: cached, object });
+          relist.updates.push({ type: 'update', key, oldObject: cached, object, isResync: sameResourceVersion(cached, object) });
         }
       }
     }
@@ -271,7 +280,7 @@ class IndexerState<T extends KubeObject> {
         if (object === undefined) continue;
         const oldObject = current.get(key);
         if (oldObject === undefined) adds.push({ type: 'add', key, object, isInInitialList });
-        else updates.push({ type: 'update', key, oldObject, object });
+        else updates.push({ type: 'update', key, oldObject, object, isResync: sameResourceVersion(oldObject, object) });
       }
     }
     const changes: Change<T>[] = [];

@@ -7,6 +7,7 @@ import { list$ } from '../../lib/sources/list';
 import { watch$ } from '../../lib/sources/watch';
 import { parseShardSelector, ShardSelectorError } from '../../lib/testing/shardSelector';
 import { startApiServer, type ApiServer } from '../../lib/testing/server';
+import { createChurn } from '../../lib/testing/churn';
 
 /** KEP-5866's shardSelector on the loopback server, and the sources passing it on, over HTTP. */
 
@@ -59,6 +60,15 @@ describe('shardSelector over HTTP', () => {
     expect(items.map((pod) => pod.metadata.name).sort()).toEqual(all.filter(lowerHalf).map((pod) => pod.metadata.name).sort());
     expect(pages.length).toBeGreaterThan(1);
     for (const page of pages) expect(page.shardInfo).toEqual({ selector: LOWER_HALF });
+  });
+
+  it('echoes shardInfo on every batch of a large unpaged list, decoded as it arrives', async () => {
+    server = await startApiServer();
+    createChurn(server.store, { pods: 1_500, namespaces: 3, seed: 2 }).populate();
+    const pages = await lastValueFrom(list$(server.kubeConfig, pods, { shardSelector: LOWER_HALF, limit: 0 }).pipe(toArray()));
+    expect(pages.length).toBeGreaterThan(1);
+    for (const page of pages) expect(page.shardInfo).toEqual({ selector: LOWER_HALF });
+    expect(pages.flatMap((page) => page.items).every(lowerHalf)).toBe(true);
   });
 
   it('filters a watch', async () => {
