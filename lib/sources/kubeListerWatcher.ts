@@ -14,6 +14,11 @@ export interface KubeListerWatcherOptions {
   readonly listReadAhead?: boolean;
   /** Leave the server's bytes out of error excerpts. Default: true for core `secrets` only. */
   readonly withholdExcerpts?: boolean;
+  /**
+   * The `Accept` headers of lists and of watches (`accept` of {@link list$} and {@link watch$}).
+   * Default `application/json` for both. `metadataListerWatcher` asks for metadata with them.
+   */
+  readonly accept?: { readonly list: string; readonly watch: string };
 }
 
 /**
@@ -49,7 +54,8 @@ export function kubeListerWatcher<T extends KubeObject = KubeObject>(
   return {
     supportsStreamingList: true,
     list: (listOptions: ListOptions): Observable<ListPage<T>> =>
-      list$(kubeConfig, resource, { ...scoped(listOptions), readAhead: options.listReadAhead, withholdExcerpts: options.withholdExcerpts }),
-    watch: (watchOptions: WatchOptions): Observable<WatchEvent<T>> => watch$(kubeConfig, resource, { ...scoped(watchOptions), withholdExcerpts: options.withholdExcerpts }),
+      list$(kubeConfig, resource, { ...scoped(listOptions), readAhead: options.listReadAhead, withholdExcerpts: options.withholdExcerpts, accept: options.accept?.list }),
+    watch: (watchOptions: WatchOptions): Observable<WatchEvent<T>> =>
+      watch$(kubeConfig, resource, { ...scoped(watchOptions), withholdExcerpts: options.withholdExcerpts, accept: options.accept?.watch }),
   };
 }

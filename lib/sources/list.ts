@@ -30,6 +30,11 @@ export interface ListStreamOptions extends ListOptions, Scope {
    * page then never competes with the client's garbage collector.
    */
   readonly readAhead?: boolean;
+  /**
+   * The request's `Accept` header. Default `application/json`. Metadata-only lists ask for
+   * `PartialObjectMetadataList` with it (see `metadataListerWatcher`); the answer must still be JSON.
+   */
+  readonly accept?: string;
 }
 
 /**
@@ -98,6 +103,7 @@ export function list$<T extends KubeObject = KubeObject>(
     const path = resourcePath(resource, { namespace: options.namespace });
     const apiVersion = apiVersionOf(resource);
     const inFlight = new Set<PageRequest<T>>();
+    const accept = options.accept === undefined ? undefined : { Accept: options.accept };
     let itemsSoFar = 0;
 
     /** Starts the request for one page; it reads ahead (starts the next one) once it sees its token. */
@@ -116,7 +122,7 @@ export function list$<T extends KubeObject = KubeObject>(
 
     /** Requests, reads and parses one page; keeps nothing of it once returned. */
     const fetchPage = async (pageRequest: PageRequest<T>, readAhead: (next: string) => void): Promise<ParsedPage<T>> => {
-      const res = await kubeRequest(kubeConfig, { path, query: listQuery(options, pageRequest.continueToken), signal: pageRequest.controller.signal });
+      const res = await kubeRequest(kubeConfig, { path, query: listQuery(options, pageRequest.continueToken), signal: pageRequest.controller.signal, headers: accept });
       pageRequest.response = res;
       const statusCode = res.statusCode ?? 0;
       if (statusCode < 200 || statusCode > 299) {

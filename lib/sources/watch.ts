@@ -34,6 +34,11 @@ export interface WatchStreamOptions extends WatchOptions, Scope {
    * `secrets`, false otherwise.
    */
   readonly withholdExcerpts?: boolean;
+  /**
+   * The request's `Accept` header. Default `application/json`. Metadata-only watches ask for
+   * `PartialObjectMetadata` with it (see `metadataListerWatcher`); the answer must still be JSON.
+   */
+  readonly accept?: string;
 }
 
 /** What a watch line parses to before it is checked. */
@@ -124,7 +129,7 @@ export function watch$<T extends KubeObject = KubeObject>(
       });
     };
 
-    kubeRequest(kubeConfig, { path, query: watchQuery(options), signal: controller.signal }).then(
+    kubeRequest(kubeConfig, { path, query: watchQuery(options), signal: controller.signal, headers: options.accept === undefined ? undefined : { Accept: options.accept } }).then(
       (res) => {
         response = res;
         if (closed) {

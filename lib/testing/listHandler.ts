@@ -8,6 +8,7 @@ import { parseResourceVersion, type ListQuery } from './listOptions';
 import { planList } from './listPlan';
 import { ChunkBuilder } from './respond';
 import { ResponseBody } from './responseBody';
+import type { ResponseForm } from './mediaTypeConversion';
 import type { ServerProfile } from './serverVersion';
 import {
   ApiStatusError,
@@ -118,6 +119,8 @@ function select(store: ClusterStoreImpl, scope: ListScope, rv: number, tooOld: (
 export interface ListPage {
   /** `{"kind":...,"metadata":{...},"items":[` */
   readonly head: string;
+  /** The list metadata inside its braces: `"resourceVersion":...` (a converted list carries the same). */
+  readonly metadata: string;
   readonly items: readonly StoredObject[];
   readonly from: number;
   readonly to: number;
@@ -204,7 +207,7 @@ export async function serveList(store: ClusterStoreImpl, tokens: ContinueTokens,
     metadata += `,"continue":"${next}"`;
     if (!query.selective) metadata += `,"remainingItemCount":${items.length - to}`;
   }
-  return { head: `{"kind":"${resource.kind}List","apiVersion":"${apiVersionOf(resource)}","metadata":{${metadata}},"items":[`, items, from, to };
+  return { head: `{"kind":"${resource.kind}List","apiVersion":"${apiVersionOf(resource)}","metadata":{${metadata}},"items":[`, metadata, items, from, to };
 }
 
 /** Bytes per write: big lists go out in pieces, never as one giant string or buffer. */
@@ -214,9 +217,10 @@ const WRITE_BATCH_BYTES = 1 << 20;
  * Writes a page as a chunked 200 response: the head, then each item's cached JSON, encoded into
  * ~1 MB chunks, waiting for `drain` when the client reads slower than we write. Nothing is
  * serialized here but objects never serialized before (once, cached for every later reader).
- * `gzip` (the client accepts it) compresses a page longer than 128 KiB, as the API server does.
+ * `gzip` (the client accepts it) compresses a page longer than 128 KiB, as the API server does;
+ * `form` writes the page converted (a PartialObjectMetadataList of the same items).
  */
-export async function writeListPage(response: ServerResponse, page: ListPage, gzip: boolean): Promise<void> {
+export async function writeListPage(response: ServerResponse, page: ListPage, gzip: boolean, form?: ResponseForm): Promise<void> {
   const body = new ResponseBody(response, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' }, gzip);
   const chunks = new ChunkBuilder(WRITE_BATCH_BYTES);
   const writeAll = (): boolean => {
@@ -224,10 +228,10 @@ export async function writeListPage(response: ServerResponse, page: ListPage, gz
     for (const chunk of chunks.take()) more = body.write(chunk);
     return more;
   };
-  chunks.add(page.head);
+  chunks.add(form === undefined ? page.head : form.head(page.metadata));
   for (let i = page.from; i < page.to; i++) {
     if (i !== page.from) chunks.add(',');
-    chunks.add(jsonOf(page.items[i]!));
+    chunks.add(form === undefined ? jsonOf(page.items[i]!) : form.row(page.items[i]!));
     if (chunks.size >= WRITE_BATCH_BYTES && !writeAll()) {
       if (response.destroyed) return;
       await body.drained();

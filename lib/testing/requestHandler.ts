@@ -6,8 +6,9 @@ import { authenticate, authorize, type DenyRule, type Verb } from './auth';
 import type { ServedResource } from './builtinResources';
 import type { ClusterStoreImpl } from './clusterStore';
 import type { Fault, FaultQueue } from './faults';
-import { jsonOf } from './history';
+import { jsonOf, type StoredObject } from './history';
 import { serveList, writeListPage, type ContinueTokens } from './listHandler';
+import { checkKindForVerb, metadataFormOf, negotiateConversion } from './mediaTypeConversion';
 import { parseListQuery, queryBoolean } from './listOptions';
 import { createObject, getObject, parseObjectBody, patchObject, readBody, updateObject } from './objectHandlers';
 import { updateWithStrategy } from './updateStrategy';
@@ -39,6 +40,10 @@ export interface ServerState {
   readonly versionDocument: unknown;
   readonly watchCacheWaitMs: number;
   readonly scheduler: SchedulerLike;
+  /** False plays a server that cannot convert to PartialObjectMetadata (`mediaTypeConversion.ts`). */
+  readonly convertsMetadata: boolean;
+  /** Each stored version's metadata JSON, rendered once for PartialObjectMetadata answers. */
+  readonly metadataJson: WeakMap<StoredObject, string>;
 }
 
 function verbOf(method: string, target: Extract<Route, { kind: 'resource' }>, watch: boolean): Verb | undefined {
@@ -134,6 +139,9 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
     if (denied !== undefined) return fail(denied);
 
     const { store } = state;
+    const reads = verb === 'list' || verb === 'get' || verb === 'watch';
+    const conversion = reads ? negotiateConversion(request.headers.accept, state.convertsMetadata) : undefined;
+    const form = conversion !== undefined && reads ? metadataFormOf(conversion, verb, state.metadataJson) : undefined;
     switch (verb) {
       case 'list': {
         const gone = new AbortController();
@@ -146,8 +154,9 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
           waitForRv: (rv) => store.waitForRv(rv, state.watchCacheWaitMs, state.scheduler, gone.signal),
         });
         if (response.destroyed) return;
+        if (conversion !== undefined) checkKindForVerb(conversion, resource, 'list');
         log(200);
-        return writeListPage(response, page, gzip);
+        return writeListPage(response, page, gzip, form);
       }
       case 'watch': {
         const parsed = parseListQuery(target.served, query, state.profile);
@@ -162,13 +171,17 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
           response,
           fault: fault !== undefined && fault.kind !== 'status' ? fault : undefined,
           bookmarkIntervalMs: state.bookmarkIntervalMs,
+          form,
           onEnd: (ended) => state.watches.delete(ended),
         });
         if (session.isOpen) state.watches.add(session);
         return log(200);
       }
-      case 'get':
-        return answer(200, jsonOf(getObject(store, resource, target.namespace, target.name!)));
+      case 'get': {
+        const entry = getObject(store, resource, target.namespace, target.name!);
+        if (conversion !== undefined) checkKindForVerb(conversion, resource, 'get');
+        return answer(200, form === undefined ? jsonOf(entry) : form.single(entry));
+      }
       case 'delete':
         return answer(200, JSON.stringify(store.delete(resource, target.namespace, target.name!)));
       case 'update':
