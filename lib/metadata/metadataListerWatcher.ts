@@ -4,6 +4,7 @@ import type { Resource } from '../resources/resource';
 import { kubeListerWatcher, type KubeListerWatcherOptions } from '../sources/kubeListerWatcher';
 import type { ListerWatcher, Scope } from '../sources/listerWatcher';
 import type { KubeObject } from '../store/object';
+import { SharedMetadata } from './sharedMetadata';
 import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, toPartialObjectMetadata, type MetadataOnlyOptions, type PartialObjectMetadata } from './partialObjectMetadata';
 
 /**
@@ -19,8 +20,10 @@ import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, toPartialObjectMetadata, type Me
  * informer retries with backoff and shows on `health$`, like any other refusal.
  *
  * Costs: the server still reads the whole object, but sends, and the client parses and keeps,
- * only its metadata; each object is copied once more here to leave `managedFields` out (a shallow
- * copy of its metadata; none when there are none).
+ * only its metadata. Here each object's metadata is copied (shallowly) to leave `managedFields`
+ * out and to share equal `labels` and `ownerReferences` with the other objects of the cache
+ * (`SharedMetadata`: one `JSON.stringify` of those two fields per object; the shared values are
+ * frozen).
  *
  * ## Example
  * ```ts
@@ -43,7 +46,13 @@ export function metadataListerWatcher(
   const { keepManagedFields, dropAnnotations, ...transport } = options;
   const lean = { keepManagedFields, dropAnnotations };
   const whole = kubeListerWatcher(kubeConfig, resource, scope, { ...transport, accept: { list: METADATA_LIST_ACCEPT, watch: METADATA_ACCEPT } });
-  const reduce = (object: KubeObject): PartialObjectMetadata => toPartialObjectMetadata(object, lean);
+  // One table per informer: its objects share equal labels and owner references (sharedMetadata.ts).
+  const shared = new SharedMetadata();
+  const reduce = (object: KubeObject): PartialObjectMetadata => {
+    const reduced = toPartialObjectMetadata(object, lean);
+    const metadata = shared.share(reduced.metadata);
+    return metadata === reduced.metadata ? reduced : { ...reduced, metadata };
+  };
   return {
     supportsStreamingList: whole.supportsStreamingList,
     list: (listOptions) => whole.list(listOptions).pipe(map((page) => ({ ...page, items: page.items.map(reduce) }))),
