@@ -119,7 +119,7 @@ function select(store: ClusterStoreImpl, scope: ListScope, rv: number, tooOld: (
 export interface ListPage {
   /** `{"kind":...,"metadata":{...},"items":[` */
   readonly head: string;
-  /** The list metadata inside its braces: `"resourceVersion":...` (a converted list carries the same). */
+  /** The list metadata inside its braces: `"resourceVersion":...` (a Table or a PartialObjectMetadataList carries the same). */
   readonly metadata: string;
   readonly items: readonly StoredObject[];
   readonly from: number;
@@ -218,7 +218,8 @@ const WRITE_BATCH_BYTES = 1 << 20;
  * ~1 MB chunks, waiting for `drain` when the client reads slower than we write. Nothing is
  * serialized here but objects never serialized before (once, cached for every later reader).
  * `gzip` (the client accepts it) compresses a page longer than 128 KiB, as the API server does;
- * `form` writes the page converted (a PartialObjectMetadataList of the same items).
+ * `form` writes the page converted: as a Table of the same items (`table.ts`), or a
+ * PartialObjectMetadataList (`mediaTypeConversion.ts`).
  */
 export async function writeListPage(response: ServerResponse, page: ListPage, gzip: boolean, form?: ResponseForm): Promise<void> {
   const body = new ResponseBody(response, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' }, gzip);

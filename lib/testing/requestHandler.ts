@@ -8,9 +8,10 @@ import type { ClusterStoreImpl } from './clusterStore';
 import type { Fault, FaultQueue } from './faults';
 import { jsonOf, type StoredObject } from './history';
 import { serveList, writeListPage, type ContinueTokens } from './listHandler';
-import { checkKindForVerb, metadataFormOf, negotiateConversion } from './mediaTypeConversion';
+import { checkKindForVerb, metadataFormOf, negotiateConversion, type ResponseForm } from './mediaTypeConversion';
 import { parseListQuery, queryBoolean } from './listOptions';
-import { createObject, getObject, parseObjectBody, patchObject, readBody, updateObject } from './objectHandlers';
+import { createObject, getObject, parseObjectBody, readBody, updateObject } from './objectHandlers';
+import { patchObject } from './patchHandler';
 import { updateWithStrategy } from './updateStrategy';
 import type { RequestLogImpl, RequestRecord } from './requestLog';
 import { sendJson, sendStatus, sendText } from './respond';
@@ -18,6 +19,8 @@ import { acceptsGzip } from './responseBody';
 import { route, type Route } from './routes';
 import type { ServerProfile } from './serverVersion';
 import { ApiStatusError, failure, methodNotAllowed, pathNotFound, statusForCode, tooLargeResourceVersion } from './status';
+import { tableRequest, TableWriter } from './table';
+import { printerFor } from './tablePrinters';
 import { WatchSession } from './watchHandler';
 
 /**
@@ -141,7 +144,13 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
     const { store } = state;
     const reads = verb === 'list' || verb === 'get' || verb === 'watch';
     const conversion = reads ? negotiateConversion(request.headers.accept, state.convertsMetadata) : undefined;
-    const form = conversion !== undefined && reads ? metadataFormOf(conversion, verb, state.metadataJson) : undefined;
+    // One negotiation decides between a Table, PartialObjectMetadata and the plain object, as in the API server.
+    const form: ResponseForm | undefined =
+      conversion?.kind === 'Table'
+        ? new TableWriter(tableRequest(conversion.version, query), printerFor(resource))
+        : conversion !== undefined && reads
+          ? metadataFormOf(conversion, verb, state.metadataJson)
+          : undefined;
     switch (verb) {
       case 'list': {
         const gone = new AbortController();

@@ -33,7 +33,7 @@ export interface WatchRequest {
   readonly response: ServerResponse;
   readonly fault: Fault | undefined;
   readonly bookmarkIntervalMs: number;
-  /** Send each event's object converted (`mediaTypeConversion.ts`): as PartialObjectMetadata. */
+  /** Send each event's object converted (`mediaTypeConversion.ts`): as a one-row Table (`table.ts`), as for `kubectl get -w`, or as PartialObjectMetadata. */
   readonly form?: ResponseForm;
   /** Called once when the watch ends, however it ends (possibly before `open` returns). */
   readonly onEnd: (session: WatchSession) => void;
@@ -172,7 +172,7 @@ export class WatchSession {
     const rv = Math.max(store.currentRv, this.start.kind === 'from' ? this.start.rv : 0);
     const annotations = initialEventsEnd ? `,"annotations":{"${INITIAL_EVENTS_END_ANNOTATION}":"true"}` : '';
     const object = `{"kind":"${resource.kind}","apiVersion":"${apiVersionOf(resource)}","metadata":{"resourceVersion":"${rv}"${annotations}}}`;
-    // The API server converts bookmarks like any event object (`watchEmbeddedEncoder`).
+    // The API server converts bookmarks like any event object (`watchEmbeddedEncoder`); a Table prints it like any object of the kind.
     return watchLine('BOOKMARK', form === undefined ? object : form.single(JSON.parse(object) as KubeObject));
   }
 
