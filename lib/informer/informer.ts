@@ -7,7 +7,7 @@ import { MAX_TIMER_MS } from '../reflector/backoff';
 import type { BackoffConfig } from '../reflector/backoff';
 import { handle, type HandleOptions, type HandlerEvent, type ResourceHandlers } from '../handlers/handle';
 import { indexer } from '../operators/indexer';
-import { reflect } from '../reflector/reflect';
+import { reflect, type ReflectConfig } from '../reflector/reflect';
 import type { Resource } from '../resources/resource';
 import type { RejectedObjectError } from '../sources/errors';
 import { kubeListerWatcher } from '../sources/kubeListerWatcher';
@@ -250,6 +250,15 @@ export function informer<T extends KubeObject>(kubeConfig: KubeConfig, resource:
  * @throws RangeError at once for an option out of range.
  */
 export function informerFrom<T extends KubeObject = KubeObject>(listerWatcher: ListerWatcher<T>, options: InformerFromOptions<T> = {}): Informer<T> {
+  return informerOfDeltas((reflectConfig) => reflect(listerWatcher, reflectConfig), options);
+}
+
+/**
+ * The informer over a delta source built from the reflector config it is handed (one `reflect()`,
+ * or several one after another: a sharded informer relists when its buckets change).
+ * @internal
+ */
+export function informerOfDeltas<T extends KubeObject = KubeObject>(source: (config: ReflectConfig) => Observable<Delta<T>>, options: InformerFromOptions<T> = {}): Informer<T> {
   const name = options.name ?? 'informer';
   const scheduler = options.scheduler ?? asyncScheduler;
   const logger = options.logger ?? silentLogger;
@@ -268,7 +277,7 @@ export function informerFrom<T extends KubeObject = KubeObject>(listerWatcher: L
   const deltaBus = new Subject<Delta<T>>();
   // The snapshot the share would replay to a subscriber arriving now; undefined while stopped.
   let current: Snapshot<T> | undefined;
-  const informer$ = reflect(listerWatcher, {
+  const informer$ = source({
     name,
     scheduler,
     logger,

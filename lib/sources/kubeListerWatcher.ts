@@ -57,6 +57,7 @@ export function kubeListerWatcher<T extends KubeObject = KubeObject>(
     namespace: scope.namespace,
     labelSelector: request.labelSelector ?? scope.labelSelector,
     fieldSelector: request.fieldSelector ?? scope.fieldSelector,
+    shardSelector: request.shardSelector ?? scope.shardSelector,
   });
   const { withholdExcerpts, compression, incrementalDecoding } = options;
   return {

@@ -102,7 +102,7 @@ export const defaultPageSize = 500;
 /** A list body as parsed, before it is checked. */
 interface RawList {
   readonly kind?: unknown;
-  readonly metadata?: { readonly resourceVersion?: unknown; readonly continue?: unknown; readonly remainingItemCount?: unknown } | null;
+  readonly metadata?: { readonly resourceVersion?: unknown; readonly continue?: unknown; readonly remainingItemCount?: unknown; readonly shardInfo?: { readonly selector?: unknown } | null } | null;
   readonly items?: unknown;
 }
 
@@ -233,7 +233,7 @@ export function list$<T extends KubeObject = KubeObject>(
             for (const item of checked) early.push(item);
           } else if (!subscriber.closed) {
             itemsSoFar += checked.length;
-            subscriber.next({ items: checked, resourceVersion, last: false, remainingItemCount: undefined, itemsSoFar });
+            subscriber.next({ items: checked, resourceVersion, last: false, remainingItemCount: undefined, itemsSoFar, ...shardInfoOf(metadataOf(head)) });
           }
         },
       });
@@ -338,6 +338,7 @@ function listQuery(options: ListOptions, continueToken: string | undefined): str
     resourceVersionMatch: continueToken === undefined ? options.resourceVersionMatch : undefined,
     labelSelector: options.labelSelector === '' ? undefined : options.labelSelector,
     fieldSelector: options.fieldSelector === '' ? undefined : options.fieldSelector,
+    shardSelector: options.shardSelector === '' ? undefined : options.shardSelector,
     timeoutSeconds: options.timeoutSeconds,
   });
 }
@@ -359,8 +360,15 @@ function toPage<T extends KubeObject>(list: unknown, path: string, kind: string,
     resourceVersion: typeof metadata.resourceVersion === 'string' ? metadata.resourceVersion : '',
     last: next === undefined,
     remainingItemCount: typeof metadata.remainingItemCount === 'number' ? metadata.remainingItemCount : undefined,
+    ...shardInfoOf(metadata),
   };
   return { page, next };
+}
+
+/** The list's `metadata.shardInfo` (KEP-5866), as a page carries it: absent unless the server applied a shard selector. */
+function shardInfoOf(metadata: NonNullable<RawList['metadata']>): { readonly shardInfo?: { readonly selector: string } } {
+  const selector = metadata.shardInfo?.selector;
+  return typeof selector === 'string' ? { shardInfo: { selector } } : {};
 }
 
 /** Throws unless `list` is an object that may be a list: no `kind`, or one ending in `List`. */

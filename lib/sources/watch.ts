@@ -223,5 +223,6 @@ function watchQuery(options: WatchOptions & Scope): string {
     timeoutSeconds: options.timeoutSeconds,
     labelSelector: options.labelSelector === '' ? undefined : options.labelSelector,
     fieldSelector: options.fieldSelector === '' ? undefined : options.fieldSelector,
+    shardSelector: options.shardSelector === '' ? undefined : options.shardSelector,
   });
 }

@@ -207,6 +207,7 @@ export async function serveList(store: ClusterStoreImpl, tokens: ContinueTokens,
     metadata += `,"continue":"${next}"`;
     if (!query.selective) metadata += `,"remainingItemCount":${items.length - to}`;
   }
+  if (query.shardSelector !== undefined) metadata += `,"shardInfo":{"selector":${JSON.stringify(query.shardSelector)}}`;
   return { head: `{"kind":"${resource.kind}List","apiVersion":"${apiVersionOf(resource)}","metadata":{${metadata}},"items":[`, metadata, items, from, to };
 }
 

@@ -17,6 +17,7 @@ import type { RequestLogImpl, RequestRecord } from './requestLog';
 import { sendJson, sendStatus, sendText } from './respond';
 import { acceptsGzip } from './responseBody';
 import { route, type Route } from './routes';
+import { ShardSelectorError, withShardSelector } from './shardSelector';
 import type { ServerProfile } from './serverVersion';
 import { ApiStatusError, failure, methodNotAllowed, pathNotFound, statusForCode, tooLargeResourceVersion } from './status';
 import { tableRequest, TableWriter } from './table';
@@ -43,6 +44,8 @@ export interface ServerState {
   readonly versionDocument: unknown;
   readonly watchCacheWaitMs: number;
   readonly scheduler: SchedulerLike;
+  /** Serves KEP-5866's `shardSelector` (the `ShardedListAndWatch` gate). */
+  readonly shardedListAndWatch: boolean;
   /** False plays a server that cannot convert to PartialObjectMetadata (`mediaTypeConversion.ts`). */
   readonly convertsMetadata: boolean;
   /** Each stored version's metadata JSON, rendered once for PartialObjectMetadata answers. */
@@ -158,7 +161,7 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
         const page = await serveList(store, state.tokens, {
           resource,
           namespace: target.namespace,
-          query: parseListQuery(target.served, query, state.profile),
+          query: withShardSelector(parseListQuery(target.served, query, state.profile), query.shardSelector, state.shardedListAndWatch),
           profile: state.profile,
           waitForRv: (rv) => store.waitForRv(rv, state.watchCacheWaitMs, state.scheduler, gone.signal),
         });
@@ -168,7 +171,7 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
         return writeListPage(response, page, gzip, form);
       }
       case 'watch': {
-        const parsed = parseListQuery(target.served, query, state.profile);
+        const parsed = withShardSelector(parseListQuery(target.served, query, state.profile), query.shardSelector, state.shardedListAndWatch);
         const name = target.name;
         const listQuery =
           name === undefined ? parsed : { ...parsed, selective: true, matches: (object: KubeObject) => object.metadata.name === name && parsed.matches(object) };
@@ -215,7 +218,7 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
       }
     }
   } catch (error) {
-    const status = error instanceof ApiStatusError ? error.status : internalError(error);
+    const status = error instanceof ApiStatusError ? error.status : error instanceof ShardSelectorError ? failure(500, 'InternalError', error.message) : internalError(error);
     if (response.headersSent) response.destroy();
     else fail(status);
   }
