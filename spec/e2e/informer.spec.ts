@@ -10,16 +10,10 @@ import { NetworkError, StatusError } from '../../lib/sources/errors';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { waitForSync } from '../../lib/informer/waitForSync';
-import { describeEachServerVersion } from '../support/serverVersions';
+import { describeEachServerVersion, isServedList } from '../support/serverVersions';
 
 const backoff = { initialMs: 10, maxMs: 50 };
 const podNamed = (name: string): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name } });
-/**
- * A request that filled the cache: a list, or a streaming list (a watch with sendInitialEvents)
- * the server served; an API server without streaming lists refuses the latter with 422.
- */
-const isListing = (r: { verb: string; status: number; query: Record<string, string | undefined> }): boolean =>
-  r.status === 200 && (r.verb === 'list' || r.query['sendInitialEvents'] === 'true');
 
 /** Handler calls as short strings: `add a initial`, `update a 3→4`, `delete b unknown`, `synced`. */
 function recorder(): { handlers: ResourceHandlers<Pod>; calls: ReplaySubject<string>; seen: string[] } {
@@ -88,7 +82,7 @@ describeEachServerVersion('informer against the loopback API server', (serverVer
     await restarting;
     await until(calls, (line) => line.startsWith('delete b'));
     expect(seen.slice(3)).toEqual(['delete b unknown']);
-    expect(server.requests.entries.filter(isListing).length).toBeGreaterThan(1);
+    expect(server.requests.entries.filter(isServedList).length).toBeGreaterThan(1);
   });
 
   it('gives a handler added after sync the current cache as adds, then live changes', async () => {
@@ -102,7 +96,7 @@ describeEachServerVersion('informer against the loopback API server', (serverVer
     server.store.create(pods, podNamed('c'));
     await until(calls, (line) => line.startsWith('add c'));
     expect(seen).toEqual(['add a initial', 'synced', 'add c']);
-    expect(server.requests.entries.filter(isListing)).toHaveLength(1);
+    expect(server.requests.entries.filter(isServedList)).toHaveLength(1);
   });
 
   it('never lets a slow handler delay the cache or another handler', async () => {
@@ -187,7 +181,7 @@ describeEachServerVersion('informer against the loopback API server', (serverVer
     const [synced] = await waitForSync([informerOfPods], { timeout: 5000 });
     const replayed = await new Promise<Snapshot<Pod>>((resolve) => keep(informerOfPods.informer$.subscribe(resolve)));
     expect(replayed).toBe(synced);
-    expect(server.requests.entries.filter(isListing)).toHaveLength(1);
+    expect(server.requests.entries.filter(isServedList)).toHaveLength(1);
   });
 
   it('rejects waitForSync with a NetworkError when the server is unreachable', async () => {
@@ -209,7 +203,7 @@ describeEachServerVersion('informer against the loopback API server', (serverVer
     server.store.create(pods, podNamed('b'));
     const [snapshot] = await waitForSync([informerOfPods], { timeout: 5000 });
     expect(snapshot.size).toBe(2);
-    expect(server.requests.entries.filter(isListing)).toHaveLength(2);
+    expect(server.requests.entries.filter(isServedList)).toHaveLength(2);
   });
 
   it('flattens the changes of the cache on changes$', async () => {

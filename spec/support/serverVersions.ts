@@ -1,4 +1,4 @@
-import { NEWEST_SERVER_VERSION, OLDEST_SERVER_VERSION, type ServerVersion } from '../../lib/testing';
+import { NEWEST_SERVER_VERSION, OLDEST_SERVER_VERSION, type RequestRecord, type ServerVersion } from '../../lib/testing';
 
 /**
  * The API server versions every end-to-end suite that lists runs against: the oldest modelled
@@ -15,4 +15,13 @@ export const BOUNDARY_SERVER_VERSIONS: readonly ServerVersion[] = [OLDEST_SERVER
  */
 export function describeEachServerVersion(name: string, body: (serverVersion: ServerVersion) => void): void {
   describe.each(BOUNDARY_SERVER_VERSIONS)(`${name}, against API server %s`, body);
+}
+
+/**
+ * Whether a logged request filled a cache: a list, or a streaming list (a watch with
+ * `sendInitialEvents`) that the server served. A server without streaming lists refuses one with
+ * 422 and the informer lists instead: the refused request filled nothing.
+ */
+export function isServedList(record: Pick<RequestRecord, 'verb' | 'status' | 'query'>): boolean {
+  return record.status === 200 && (record.verb === 'list' || record.query['sendInitialEvents'] === 'true');
 }
