@@ -11,10 +11,10 @@ export const BOUNDARY_SERVER_VERSIONS: readonly ServerVersion[] = [OLDEST_SERVER
 
 /**
  * `describe` once per boundary version, the version handed to `body` for `startApiServer({ serverVersion })`.
- * The suite's name gains "against API server 1.26" and so on.
+ * The suite's name gains ": Kubernetes 1.26" and so on.
  */
 export function describeEachServerVersion(name: string, body: (serverVersion: ServerVersion) => void): void {
-  describe.each(BOUNDARY_SERVER_VERSIONS)(`${name}, against API server %s`, body);
+  describe.each(BOUNDARY_SERVER_VERSIONS)(`${name}: Kubernetes %s`, body);
 }
 
 /**
