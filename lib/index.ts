@@ -31,8 +31,8 @@ export { silentLogger } from './logger';
 export type { Logger } from './logger';
 
 // Sources.
-export { list$, defaultPageSize } from './sources/list';
-export type { ListStreamOptions } from './sources/list';
+export { list$, defaultPageSize, defaultIncrementalDecoding } from './sources/list';
+export type { ListStreamOptions, IncrementalDecoding } from './sources/list';
 export { watch$ } from './sources/watch';
 export type { WatchStreamOptions } from './sources/watch';
 export { kubeListerWatcher, type KubeListerWatcherOptions } from './sources/kubeListerWatcher';
