@@ -6,7 +6,7 @@
 
 // Wiring: informers, the factory, waiting for sync.
 export { informer, informerFrom, informerName } from './informer/informer';
-export type { Informer, InformerOptions, InformerFromOptions } from './informer/informer';
+export type { Informer, InformerOptions, InformerFromOptions, MetadataInformerOptions } from './informer/informer';
 export { informerFactory, IndexerConflictError } from './factory/factory';
 export type {
   InformerFactory,
@@ -14,9 +14,20 @@ export type {
   InformerForOptions,
   GroupVersionResource,
   ListSelectors,
+  MetadataInformerForOptions,
 } from './factory/factory';
 export { waitForSync, SyncTimeoutError, InformerStoppedError } from './informer/waitForSync';
 export type { WaitForSyncOptions, UnsyncedInformer, SyncedSnapshots } from './informer/waitForSync';
+
+// Metadata-only informers.
+export { metadataListerWatcher } from './metadata/metadataListerWatcher';
+export {
+  toPartialObjectMetadata,
+  METADATA_ACCEPT,
+  METADATA_LIST_ACCEPT,
+  PARTIAL_OBJECT_METADATA_API_VERSION,
+} from './metadata/partialObjectMetadata';
+export type { PartialObjectMetadata, MetadataOnlyOptions } from './metadata/partialObjectMetadata';
 
 // Resources.
 export { resourcePath, apiVersionOf, defineResource } from './resources/resource';

@@ -19,6 +19,8 @@ import type { KubeObject } from '../store/object';
 import type { Snapshot } from '../store/snapshot';
 import { checkInformerConfig } from './checkInformerConfig';
 import { InformerHealthTracker } from './informerHealth';
+import { metadataListerWatcher } from '../metadata/metadataListerWatcher';
+import type { MetadataOnlyOptions, PartialObjectMetadata } from '../metadata/partialObjectMetadata';
 
 /** Options of {@link informerFrom}: everything but where the objects come from. All optional. */
 export interface InformerFromOptions<T extends KubeObject = KubeObject> {
@@ -114,6 +116,25 @@ export interface InformerOptions<T extends KubeObject = KubeObject> extends Info
    * that way too, for shorter stalls.
    */
   readonly incrementalDecoding?: IncrementalDecoding;
+  /**
+   * Default false: cache whole objects. Set it (to `true`, or to what to keep of the metadata) to
+   * cache objects' metadata only: see {@link MetadataInformerOptions}.
+   */
+  readonly metadataOnly?: false;
+}
+
+/**
+ * Options of a metadata-only {@link informer}: `metadataOnly` set, and everything else typed for
+ * the {@link PartialObjectMetadata} the cache holds (index functions, transform).
+ */
+export interface MetadataInformerOptions extends Omit<InformerOptions<PartialObjectMetadata>, 'metadataOnly'> {
+  /**
+   * Ask for and cache objects' metadata only (`PartialObjectMetadata`, see `metadataListerWatcher`),
+   * as client-go's `metadatainformer` does: `true`, or what to keep of each object's metadata
+   * (default: all but `managedFields`). The informer is an `Informer<PartialObjectMetadata>`, and
+   * its default name has a ` (metadata)` suffix (`pods@default (metadata)`).
+   */
+  readonly metadataOnly: true | MetadataOnlyOptions;
 }
 
 /**
@@ -178,19 +199,34 @@ export interface Informer<T extends KubeObject = KubeObject> {
  * running.unsubscribe();                                      // stop
  * ```
  *
+ * With `metadataOnly`, it caches each object's metadata only (see `metadataListerWatcher`):
+ *
+ * ```ts
+ * const podMetadata = informer(kubeConfig, pods, { metadataOnly: true }); // Informer<PartialObjectMetadata>
+ * ```
+ *
  * @param kubeConfig the cluster and credentials.
  * @param resource what to watch: a built-in descriptor (`pods`) or `defineResource(...)`.
- * @param options scope (namespace, selectors), indexes, transform, timers; all optional.
+ * @param options scope (namespace, selectors), indexes, transform, timers, metadata only; all optional.
  * @throws ConfigError at once for what no retry can fix: a kubeconfig without a usable current
  * context, a label or field selector that does not parse.
  * @throws RangeError at once for an option out of range.
  */
-export function informer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: InformerOptions<T> = {}): Informer<T> {
-  const { namespace, labelSelector, fieldSelector, listReadAhead, withholdExcerpts, compression, incrementalDecoding } = options;
+export function informer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: MetadataInformerOptions): Informer<PartialObjectMetadata>;
+export function informer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options?: InformerOptions<T>): Informer<T>;
+export function informer<T extends KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: InformerOptions<T> | MetadataInformerOptions = {}): Informer<T> | Informer<PartialObjectMetadata> {
+  const { namespace, labelSelector, fieldSelector, listReadAhead, withholdExcerpts, compression, incrementalDecoding, metadataOnly } = options;
+  const scope = { namespace, labelSelector, fieldSelector };
+  const transport = { listReadAhead, withholdExcerpts, compression, incrementalDecoding };
+  if (metadataOnly !== undefined && metadataOnly !== false) {
+    const name = options.name ?? `${informerName(resource, options)} (metadata)`;
+    checkInformerConfig(kubeConfig, name, scope);
+    const listerWatcher = metadataListerWatcher(kubeConfig, resource, scope, { ...transport, ...(metadataOnly === true ? {} : metadataOnly) });
+    return informerFrom(listerWatcher, { ...(options as MetadataInformerOptions), name });
+  }
   const name = options.name ?? informerName(resource, options);
-  checkInformerConfig(kubeConfig, name, { labelSelector, fieldSelector });
-  const listerWatcher = kubeListerWatcher(kubeConfig, resource, { namespace, labelSelector, fieldSelector }, { listReadAhead, withholdExcerpts, compression, incrementalDecoding });
-  return informerFrom(listerWatcher, { ...options, name });
+  checkInformerConfig(kubeConfig, name, scope);
+  return informerFrom(kubeListerWatcher(kubeConfig, resource, scope, transport), { ...(options as InformerOptions<T>), name });
 }
 
 /**
