@@ -2,6 +2,7 @@ import { pods, type Pod } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { main } from '../../examples/podOwners';
 import { Lines } from './lines';
+import { describeEachServerVersion } from '../support/serverVersions';
 
 const owned = (name: string, owner: string | undefined): Pod => ({
   apiVersion: 'v1',
@@ -14,10 +15,10 @@ const owned = (name: string, owner: string | undefined): Pod => ({
   spec: { containers: [{ name: 'c', image: 'nginx' }] },
 });
 
-describe('example: pods per owner from a metadata-only informer, against the loopback API server', () => {
+describeEachServerVersion('example: pods per owner from a metadata-only informer, against the loopback API server', (serverVersion) => {
   let server: ApiServer;
   beforeEach(async () => {
-    server = await startApiServer();
+    server = await startApiServer({ serverVersion });
   });
   afterEach(() => server.close());
 
