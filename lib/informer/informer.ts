@@ -55,9 +55,9 @@ export interface InformerFromOptions<T extends KubeObject = KubeObject> {
    */
   readonly streamingList?: boolean;
   /**
-   * Runs every timer: backoff, idle timeout, handler resync. Default `asyncScheduler`. It also
-   * closes each batch of watch deltas with an action of 0 ms (see `IndexerBatchConfig`); without
-   * it, a microtask (`asapScheduler`) does, so the events of one network chunk make one snapshot.
+   * Runs every timer: backoff, idle timeout, handler resync. Default `asyncScheduler`. Left
+   * unset, the watch events of one task (one network chunk) are applied as one batch closed by a
+   * microtask (see `IndexerBatchConfig`); given (virtual time in tests), one snapshot per delta.
    */
   readonly scheduler?: SchedulerLike;
   /** Where log lines go (pino-compatible). Default silent. */
@@ -302,8 +302,9 @@ export function informerOfDeltas<T extends KubeObject = KubeObject>(source: (con
       freeze: options.freeze,
       shareUnchanged: options.shareUnchanged,
       onRejected,
-      // What arrives together is applied together: one edit, one snapshot, one emission.
-      batch: { scheduler: options.scheduler ?? asapScheduler },
+      // What arrives together is applied together: one edit, one snapshot, one emission. With a
+      // scheduler of their own (virtual time), callers keep one snapshot per delta.
+      batch: options.scheduler === undefined ? { scheduler: asapScheduler } : undefined,
     }),
     tap((snapshot) => (current = snapshot)),
     finalize(() => (current = undefined)),
