@@ -1,5 +1,4 @@
 import type { InformerError } from '../sources/errors';
-import type { ReflectorRequest } from './reflectorState';
 
 /**
  * What the reflector reports about each request it makes, through `reflect({ onRequest })`: when
@@ -8,10 +7,16 @@ import type { ReflectorRequest } from './reflectorState';
  * into one number.
  */
 
+/** Which request: a list (paged or not), a streaming list, or a watch, from `resourceVersion`. */
+export interface RequestSummary {
+  readonly kind: 'list' | 'streamingList' | 'watch';
+  readonly resourceVersion: string;
+}
+
 /** A request was opened (or, `continued`, a streaming list went on as a watch on the same stream). */
 export interface RequestOpened {
   readonly type: 'opened';
-  readonly request: ReflectorRequest;
+  readonly request: RequestSummary;
   /**
    * A list (paged or streaming) made after the cache had synced once since the subscription
    * started: a relist. False for the first list and for the retries and fallbacks that lead to it.
@@ -37,7 +42,7 @@ export type RequestOutcome =
 /** A request ended. */
 export interface RequestEnded {
   readonly type: 'ended';
-  readonly request: ReflectorRequest;
+  readonly request: RequestSummary;
   readonly outcome: RequestOutcome;
   /** Why it failed, when the reflector has an error for it. */
   readonly error: InformerError | undefined;

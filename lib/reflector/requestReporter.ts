@@ -1,10 +1,9 @@
 import type { InformerError } from '../sources/errors';
-import type { ReflectorRequest } from './reflectorState';
-import type { RequestEvent, RequestOutcome } from './requestEvent';
+import type { RequestEvent, RequestOutcome, RequestSummary } from './requestEvent';
 
 /** The request in flight, as far as reports go: what it is, since when, and its items so far. */
 interface OpenRequest {
-  readonly request: ReflectorRequest;
+  readonly request: RequestSummary;
   readonly startedAt: number;
   items: number;
 }
@@ -23,7 +22,9 @@ export class RequestReporter {
     private readonly onSinkError: (error: unknown) => void,
   ) {}
 
-  opened(request: ReflectorRequest, relist: boolean, after: InformerError | undefined, continued: boolean, at: number): void {
+  opened(opening: RequestSummary, relist: boolean, after: InformerError | undefined, continued: boolean, at: number): void {
+    // Only the summary: the reflector's request carries more, which is its own business.
+    const request: RequestSummary = { kind: opening.kind, resourceVersion: opening.resourceVersion };
     this.current = { request, startedAt: at, items: 0 };
     this.emit({ type: 'opened', request, relist, after, continued, at });
   }
