@@ -30,8 +30,9 @@ export type InformerMetricEvent =
   /** A watch started; `continued` when it is a streaming list going on past its initial events (no new request). */
   | { readonly type: 'watchStarted'; readonly continued: boolean }
   /**
-   * A watch ended after `seconds` with `events` events. `short`: it closed within 1 s without any
-   * event (client-go's short watch, which the reflector treats as a failure).
+   * A watch ended after `seconds` with `events` events. `short`: the server closed it within 1 s
+   * without any event (client-go's short watch, which the reflector treats as a failure); a watch
+   * refused with an error is not short.
    */
   | { readonly type: 'watchEnded'; readonly outcome: RequestOutcome; readonly seconds: number; readonly events: number; readonly short: boolean }
   /** A watch event reached the cache; `resourceVersion` is the one it carried ('' if none). */
@@ -64,7 +65,8 @@ function fromRequest(event: RequestEvent): InformerMetricEvent {
   }
   const seconds = (event.at - event.startedAt) / 1000;
   if (!isWatch) return { type: 'listEnded', streaming, outcome: event.outcome, seconds, items: event.items };
-  const short = event.outcome !== 'stopped' && event.items === 0 && event.at - event.startedAt < MIN_HEALTHY_WATCH_MS;
+  // client-go's short watch: a watch whose response ended by itself, at once and empty (not one that failed with an error).
+  const short = event.closed && event.items === 0 && event.at - event.startedAt < MIN_HEALTHY_WATCH_MS;
   return { type: 'watchEnded', outcome: event.outcome, seconds, events: event.items, short };
 }
 

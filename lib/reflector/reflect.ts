@@ -230,7 +230,7 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
       if (phaseOf(state) !== previousPhase) since = scheduler.now();
       if (input.type === 'recovered' || input.type === 'initialEventsEnd') report();
       if (requests !== undefined && input.type === 'initialEventsEnd') {
-        requests.ended('completed', undefined, since);
+        requests.ended('completed', undefined, false, since);
         requests.opened({ kind: 'watch', resourceVersion: input.resourceVersion }, false, undefined, true, since);
       }
       return;
@@ -257,11 +257,11 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
   /** The request in flight ends with this transition: how, for `onRequest`. */
   const reportEnded = (reporter: RequestReporter, input: ReflectorInput, transition: ReflectorTransition, previousFailures: number): void => {
     const now = scheduler.now();
-    if (input.type === 'stop') return reporter.ended('stopped', undefined, now);
-    if (input.type === 'failed') return reporter.ended('failed', input.error, now);
+    if (input.type === 'stop') return reporter.ended('stopped', undefined, false, now);
+    if (input.type === 'failed') return reporter.ended('failed', input.error, false, now);
     // A list cut short, or a watch that closed at once, fails in `step` with an error of its own.
     const failed = input.type === 'initialEventsTimeout' || transition.context.failures > previousFailures;
-    reporter.ended(failed ? 'failed' : 'completed', failed ? transition.context.lastError : undefined, now);
+    reporter.ended(failed ? 'failed' : 'completed', failed ? transition.context.lastError : undefined, input.type === 'closed', now);
   };
 
   const logFields = (input: ReflectorInput, transition: ReflectorTransition): Record<string, unknown> => {

@@ -46,6 +46,8 @@ export interface RequestEnded {
   readonly outcome: RequestOutcome;
   /** Why it failed, when the reflector has an error for it. */
   readonly error: InformerError | undefined;
+  /** The response ended by itself, without an error (a list or streaming list cut short, a watch closed by the server). */
+  readonly closed: boolean;
   /** Items received: a list's objects, a streaming list's initial events, a watch's events (bookmarks included). */
   readonly items: number;
   /** Scheduler time (ms) it was opened. */

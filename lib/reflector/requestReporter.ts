@@ -35,11 +35,11 @@ export class RequestReporter {
   }
 
   /** The request in flight (if any) ended. */
-  ended(outcome: RequestOutcome, error: InformerError | undefined, at: number): void {
+  ended(outcome: RequestOutcome, error: InformerError | undefined, closed: boolean, at: number): void {
     const ending = this.current;
     if (ending === undefined) return;
     this.current = undefined;
-    this.emit({ type: 'ended', request: ending.request, outcome, error, items: ending.items, startedAt: ending.startedAt, at });
+    this.emit({ type: 'ended', request: ending.request, outcome, error, closed, items: ending.items, startedAt: ending.startedAt, at });
   }
 
   private emit(event: RequestEvent): void {
