@@ -1,6 +1,8 @@
 import { Registry } from 'prom-client';
 import type { Subscription } from 'rxjs';
+import { informerFactory } from '../../lib/factory/factory';
 import { informer } from '../../lib/informer/informer';
+import { waitForSync } from '../../lib/informer/waitForSync';
 import { registerInformerMetrics, registerWorkqueueMetrics } from '../../lib/metrics/prometheus';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing';
@@ -105,5 +107,23 @@ describe('metrics over HTTP, scraped through prom-client', () => {
     expect(valueOf(scraped, 'reflector_items_per_list_sum{name="pods@default"}')).toBe(6);
     expect(valueOf(scraped, 'reflector_last_resource_version{name="pods@default"}')).toBe(Number(deleted.metadata.resourceVersion));
     expect(valueOf(scraped, 'workqueue_retries_total{name="pods"}')).toBe(1);
+  });
+
+  it("records a factory's informer registered before start(), from its first list", async () => {
+    server.store.create(pods, pod('p1'));
+    const factory = informerFactory(server.kubeConfig);
+    const podInformer = factory.informerFor(pods);
+    const registry = new Registry();
+    running.push(registerInformerMetrics(registry, podInformer));
+    expect(valueOf(await registry.metrics(), 'reflector_lists_total{name="pods"}')).toBe(0);
+    factory.start();
+    try {
+      await waitForSync([podInformer], { timeout: 10_000 });
+      const scraped = await registry.metrics();
+      expect(valueOf(scraped, 'reflector_lists_total{name="pods"}')).toBe(1);
+      expect(valueOf(scraped, 'reflector_items_per_list_sum{name="pods"}')).toBe(1);
+    } finally {
+      await factory.shutdown();
+    }
   });
 });
