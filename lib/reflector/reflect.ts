@@ -230,8 +230,10 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
       if (phaseOf(state) !== previousPhase) since = scheduler.now();
       if (input.type === 'recovered' || input.type === 'initialEventsEnd') report();
       if (requests !== undefined && input.type === 'initialEventsEnd') {
-        requests.ended('completed', undefined, false, since);
-        requests.opened({ kind: 'watch', resourceVersion: input.resourceVersion }, false, undefined, true, since);
+        // The streaming list is done; the same stream goes on as a watch.
+        const now = scheduler.now();
+        requests.ended('completed', undefined, false, now);
+        requests.opened({ kind: 'watch', resourceVersion: input.resourceVersion }, false, undefined, true, now);
       }
       return;
     }

@@ -1,5 +1,11 @@
 import type { SchedulerLike, Subscription } from 'rxjs';
 
+/** Told of each key entering the queue and each key a worker takes (for metrics). */
+export interface KeyQueueObserver {
+  added(key: string): void;
+  taken(key: string, waitedMs: number): void;
+}
+
 /**
  * The bookkeeping of {@link reconcile}'s work queue: client-go's `util/workqueue` queue
  * (queue.go) and its delayed adds (delaying_queue.go), for string keys, on an RxJS scheduler.
@@ -16,12 +22,6 @@ import type { SchedulerLike, Subscription } from 'rxjs';
  * (delaying_queue.go's `insert`). A delayed key that is added meanwhile is processed at once and
  * its timer still fires later, adding it again, as in client-go.
  */
-/** Told of each key entering the queue and each key a worker takes (for metrics). */
-export interface KeyQueueObserver {
-  added(key: string): void;
-  taken(key: string, waitedMs: number): void;
-}
-
 export class KeyQueue {
   /** FIFO of keys waiting for a worker, with when each entered it; `head` avoids O(n) shifts. */
   private ready: { readonly key: string; readonly since: number }[] = [];
