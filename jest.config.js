@@ -4,8 +4,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/spec'],
   testMatch: ['**/*.spec.ts'],
-  // The kubectl suite runs on its own (npm run test:kubectl) so that its absence is said plainly.
-  testPathIgnorePatterns: ['/node_modules/', '/spec/kubectl/'],
+  // The real-clients suite (kubectl, the Python client) runs on its own (npm run test:kubectl), so that a missing client is said plainly.
+  testPathIgnorePatterns: ['/node_modules/', '/spec/clients/'],
   transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
   testTimeout: 20000,
   detectOpenHandles: false,

@@ -8,6 +8,24 @@
 /** The client variants measured side by side. */
 export type VariantName = 'a1' | 'a2' | 'b' | 'c';
 
+/**
+ * How the server answers the informer's first list (`limit=500&resourceVersion=0`):
+ * - `paged`: in pages of 500, as the loopback server's default profile does and no real API
+ *   server does (their watch cache ignores `limit` there);
+ * - `unpaged`: the whole collection in one response, as a Kubernetes 1.33 server does (as every
+ *   version before 1.34, and, at resourceVersion "0", every version the loopback server models);
+ * - `streaming`: b lists with a streaming list (`sendInitialEvents`, served from 1.34), the others
+ *   as they always do (client-node's list is one response in every scenario).
+ */
+export type Scenario = 'paged' | 'unpaged' | 'streaming';
+
+/** The loopback server's version profile per scenario (undefined: its default profile, which pages). */
+export const SCENARIO_SERVER_VERSION: Readonly<Record<Scenario, '1.33' | '1.36' | undefined>> = {
+  paged: undefined,
+  unpaged: '1.33',
+  streaming: '1.36',
+};
+
 export const VARIANT_LABELS: Readonly<Record<VariantName, string>> = {
   a1: 'a1 floor: read, split, JSON.parse, drop',
   a2: 'a2 floor: … and keep in one mutable Map',
@@ -42,6 +60,7 @@ export interface ClientPlan {
 /** The command line of a client process (JSON in argv[2]). */
 export interface ClientConfig {
   readonly variant: VariantName;
+  readonly scenario: Scenario;
   readonly serverUrl: string;
   /** The number of pods the server holds: the cache size at sync. */
   readonly pods: number;
@@ -61,6 +80,8 @@ export interface SyncResult {
   readonly peakRssBytes: number;
   /** Longest event-loop stall between start and synced. */
   readonly maxStallMs: number;
+  /** The same stall in main-thread CPU time (robust when other processes share the cores); absent in older results. */
+  readonly maxStallCpuMs?: number;
 }
 
 export interface ThroughputResult {
@@ -119,7 +140,7 @@ export type ServerReply =
 
 /** Orchestrator → server. */
 export type ServerCommand =
-  | { readonly type: 'setup'; readonly pods: number }
+  | { readonly type: 'setup'; readonly pods: number; readonly scenario: Scenario }
   /**
    * Before each client: the client's first watch will be ended cleanly after this many events
    * (its throughput and latency events plus the relist trigger), so a relist can follow.

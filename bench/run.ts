@@ -1,12 +1,20 @@
 /**
  * The benchmark orchestrator: `npm run bench` (full, a few minutes) and `npm run bench:quick`
- * (under a minute). It forks the server process once and a fresh client process per measurement,
+ * (about a minute). It forks the server process once and a fresh client process per measurement,
  * interleaving the variants (a1, a2, b, c, a1, a2, b, c, …) under both GC settings, then writes
  * bench/results/*.json and regenerates the table of docs/PERFORMANCE.md (full run only, unless
  * --write-docs is given).
  *
+ * Beside the paged scenario (the loopback server's default profile pages the first list), two
+ * scenarios measure b and c syncing against a server that answers the first list whole (a 1.33
+ * profile: `unpaged`) and one that serves streaming lists (a 1.36 profile: `streaming`), at 10k
+ * and 100k pods, and, in the full run, an unpaged list of 150k pods: ~660 MB, beyond V8's
+ * longest string.
+ *
  * Options: --quick, --reps N, --events N (throughput phase), --gc default,semi64, --merge (keep
  * the runs of the previous results file that this run does not repeat), --only a1,b (variants), --sizes 1000,10000 (populations),
+ * --scenarios paged,unpaged,streaming, --scenario-sizes 20000,130000 (the populations of the
+ * unpaged and streaming scenarios instead of the profile's, e.g. the issue's 20k/100k/130k),
  * --write-docs, --no-docs. The full run first waits (2 min at most) for the machine to settle.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -14,7 +22,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildForBench } from './build';
-import type { ClientCommand, ClientConfig, ClientMessage, ClientPlan, ClientResult, ServerCommand, ServerMessage, VariantName } from './protocol';
+import type { ClientCommand, ClientConfig, ClientMessage, ClientPlan, ClientResult, Scenario, ServerCommand, ServerMessage, VariantName } from './protocol';
 import { BUSY_LOAD_PER_CORE, writeReport, type GcSetting, type Job, type Machine, type Profile, type RunRecord } from './report';
 
 const GC_FLAGS: Readonly<Record<GcSetting, readonly string[]>> = {
@@ -29,6 +37,9 @@ const SERVER_FLAGS = ['--expose-gc', '--max-old-space-size=12288'];
 /** Extra flags for the server process, e.g. BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=bench/results/tmp/sprof". */
 const EXTRA_SERVER_FLAGS = (process.env['BENCH_SERVER_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
 const ALL_VARIANTS: readonly VariantName[] = ['a1', 'a2', 'b', 'c'];
+const ALL_SCENARIOS: readonly Scenario[] = ['paged', 'unpaged', 'streaming'];
+/** The variants of the unpaged and streaming scenarios: rx-informer and client-node. */
+const SCENARIO_VARIANTS: readonly VariantName[] = ['b', 'c'];
 
 const FULL: Profile = {
   name: 'full',
@@ -43,6 +54,9 @@ const FULL: Profile = {
   relistSize: 100_000,
   transformSize: 10_000,
   fanout: { cache: 1_000, events: 20_000, handlers: [10, 100] },
+  unpagedSizes: [10_000, 100_000],
+  streamingSizes: [10_000, 100_000],
+  beyondStringLimit: 150_000,
   jobTimeoutMs: 900_000,
 };
 
@@ -59,6 +73,9 @@ const QUICK: Profile = {
   relistSize: 4_000,
   transformSize: 4_000,
   fanout: { cache: 1_000, events: 5_000, handlers: [10] },
+  unpagedSizes: [4_000],
+  streamingSizes: [4_000],
+  beyondStringLimit: undefined,
   jobTimeoutMs: 60_000,
 };
 
@@ -68,9 +85,10 @@ interface Arguments {
   readonly writeDocs: boolean;
   /** Only these server populations (debugging). */
   readonly sizes: readonly number[] | undefined;
+  readonly scenarios: readonly Scenario[];
   /** Keep the runs of the previous results file that this run does not repeat. */
   readonly merge: boolean;
-  /** A run narrowed by --sizes, --only, --gc or --events writes `<profile>-partial.*` unless it merges. */
+  /** A run narrowed by --sizes, --only, --gc, --events, --scenarios or --scenario-sizes writes `<profile>-partial.*` unless it merges. */
   readonly fileName: string;
 }
 
@@ -82,21 +100,57 @@ function parseArguments(argv: readonly string[]): Arguments {
   const base = argv.includes('--quick') ? QUICK : FULL;
   const reps = valueOf('--reps');
   const events = valueOf('--events');
-  const profile: Profile = { ...base, ...(reps === undefined ? {} : { reps: Number(reps) }), ...(events === undefined ? {} : { throughputEvents: Number(events) }) };
+  const scenarioSizes = valueOf('--scenario-sizes')?.split(',').map(Number);
+  const profile: Profile = {
+    ...base,
+    ...(reps === undefined ? {} : { reps: Number(reps) }),
+    ...(events === undefined ? {} : { throughputEvents: Number(events) }),
+    ...(scenarioSizes === undefined ? {} : { unpagedSizes: scenarioSizes, streamingSizes: scenarioSizes, beyondStringLimit: undefined }),
+  };
   const only = valueOf('--only');
   const variants = only === undefined ? ALL_VARIANTS : ALL_VARIANTS.filter((v) => only.split(',').includes(v));
   const writeDocs = argv.includes('--no-docs') ? false : argv.includes('--write-docs') || profile.name === 'full';
   const sizes = valueOf('--sizes')?.split(',').map(Number);
   const gc = valueOf('--gc')?.split(',') as GcSetting[] | undefined;
   const withGc = gc === undefined ? profile : { ...profile, gcSettings: profile.gcSettings.filter((g) => gc.includes(g)), secondaryGcSettings: profile.secondaryGcSettings.filter((g) => gc.includes(g)) };
+  const scenarioList = valueOf('--scenarios');
+  const scenarios = scenarioList === undefined ? ALL_SCENARIOS : ALL_SCENARIOS.filter((scenario) => scenarioList.split(',').includes(scenario));
   const merge = argv.includes('--merge');
-  const narrowed = ['--sizes', '--only', '--gc', '--events'].some((flag) => argv.includes(flag));
+  const narrowed = ['--sizes', '--only', '--gc', '--events', '--scenarios', '--scenario-sizes'].some((flag) => argv.includes(flag));
   const fileName = narrowed && !merge ? `${profile.name}-partial` : profile.name;
-  return { profile: withGc, variants, writeDocs: writeDocs && (merge || !narrowed), sizes, merge, fileName };
+  return { profile: withGc, variants, writeDocs: writeDocs && (merge || !narrowed), sizes, scenarios, merge, fileName };
+}
+
+/** One server set-up: a population of pods, answering lists as the scenario says. */
+interface Setup {
+  readonly pods: number;
+  readonly scenario: Scenario;
+}
+
+/** The set-ups of a run, largest population first within each scenario (results are written as the run goes). */
+function setupsFor(profile: Profile, scenarios: readonly Scenario[], sizes: readonly number[] | undefined): Setup[] {
+  const paged = [...new Set([...profile.syncSizes, ...profile.throughputCaches, profile.relistSize, profile.transformSize, profile.fanout.cache])];
+  const bySize = (a: Setup, b: Setup): number => b.pods - a.pods;
+  const setups: Setup[] = [
+    ...paged.map((pods) => ({ pods, scenario: 'paged' as const })).sort(bySize),
+    ...[...profile.unpagedSizes, ...(profile.beyondStringLimit === undefined ? [] : [profile.beyondStringLimit])].map((pods) => ({ pods, scenario: 'unpaged' as const })).sort(bySize),
+    ...profile.streamingSizes.map((pods) => ({ pods, scenario: 'streaming' as const })).sort(bySize),
+  ];
+  return setups.filter((setup) => scenarios.includes(setup.scenario) && (sizes === undefined || sizes.includes(setup.pods)));
+}
+
+/** The measurements of a set-up, in the order they run within a repetition. */
+function jobsFor(setup: Setup, profile: Profile, gc: GcSetting, variants: readonly VariantName[]): Job[][] {
+  if (setup.scenario === 'paged') return pagedJobsFor(setup.pods, profile, gc, variants);
+  // Past V8's string limit, one GC setting is enough to show who syncs at all.
+  if (setup.pods === profile.beyondStringLimit && gc !== 'default') return [];
+  const plan: ClientPlan = { heap: false, throughputEvents: 0, latencyEvents: 0, latencyRate: 0, relist: false };
+  const kind = setup.scenario;
+  return [variants.filter((variant) => SCENARIO_VARIANTS.includes(variant)).map((variant) => ({ kind, pods: setup.pods, variant, gc, handlers: 1, dropManagedFields: false, plan }))];
 }
 
 /** The measurements of one server population, in the order they run within a repetition. */
-function jobsFor(pods: number, profile: Profile, gc: GcSetting, variants: readonly VariantName[]): Job[][] {
+function pagedJobsFor(pods: number, profile: Profile, gc: GcSetting, variants: readonly VariantName[]): Job[][] {
   const groups: Job[][] = [];
   const isThroughputCache = profile.throughputCaches.includes(pods);
   if (profile.syncSizes.includes(pods) || isThroughputCache || pods === profile.relistSize) {
@@ -167,7 +221,8 @@ class ServerProcess {
 async function runJob(server: ServerProcess, buildDir: string, url: string, job: Job, timeoutMs: number): Promise<{ result?: ClientResult; error?: string }> {
   const { plan } = job;
   await server.request({ type: 'arm', closeWatchAfterEvents: plan.relist ? plan.throughputEvents + plan.latencyEvents + 1 : undefined });
-  const config: ClientConfig = { variant: job.variant, serverUrl: url, pods: job.pods, dropManagedFields: job.dropManagedFields, handlers: job.handlers, plan };
+  const scenario: Scenario = job.kind === 'unpaged' || job.kind === 'streaming' ? job.kind : 'paged';
+  const config: ClientConfig = { variant: job.variant, scenario, serverUrl: url, pods: job.pods, dropManagedFields: job.dropManagedFields, handlers: job.handlers, plan };
   const child = fork(path.join(buildDir, 'bench', 'clients', `${job.variant}.js`), [JSON.stringify(config)], {
     execArgv: [...CLIENT_FLAGS, ...GC_FLAGS[job.gc], ...EXTRA_CLIENT_FLAGS],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -204,7 +259,7 @@ function describe(job: Job): string {
 }
 
 async function main(): Promise<void> {
-  const { profile, variants, writeDocs, sizes, merge, fileName } = parseArguments(process.argv.slice(2));
+  const { profile, variants, writeDocs, sizes, scenarios, merge, fileName } = parseArguments(process.argv.slice(2));
   const started = Date.now();
   const loadAverageAtStart = await settledLoadAverage(profile);
   if (Number(process.versions.node.split('.')[0]) < 22) {
@@ -212,21 +267,18 @@ async function main(): Promise<void> {
   }
   const buildDir = buildForBench();
   const server = new ServerProcess(buildDir);
-  const runs: RunRecord[] = merge ? previousRuns(profile, variants, sizes) : [];
-  const populations = [...new Set([...profile.syncSizes, ...profile.throughputCaches, profile.relistSize, profile.transformSize, profile.fanout.cache])]
-    .filter((n) => sizes === undefined || sizes.includes(n))
-    // Largest first: the targets are mostly about it, and results are written as the run goes.
-    .sort((a, b) => b - a);
+  const runs: RunRecord[] = merge ? previousRuns(profile, variants, sizes, scenarios) : [];
   let podJsonBytes = 0;
   try {
-    for (const pods of populations) {
-      const ready = await server.request({ type: 'setup', pods });
+    for (const setup of setupsFor(profile, scenarios, sizes)) {
+      const { pods, scenario } = setup;
+      const ready = await server.request({ type: 'setup', pods, scenario });
       if (ready.type !== 'ready') throw new Error(`server setup failed: ${ready.type === 'failed' ? ready.message : ready.type}`);
       podJsonBytes = ready.podJsonBytes;
-      process.stdout.write(`server: ${pods} pods of ~${Math.round(ready.podJsonBytes)} B JSON at ${ready.url}${ready.preSerialized ? ', updates pre-serialised' : ''}\n`);
+      process.stdout.write(`server (${scenario}): ${pods} pods of ~${Math.round(ready.podJsonBytes)} B JSON at ${ready.url}${ready.preSerialized ? ', updates pre-serialised' : ''}\n`);
       for (let rep = 0; rep < profile.reps; rep++) {
         for (const gc of profile.gcSettings) {
-          for (const group of jobsFor(pods, profile, gc, variants)) {
+          for (const group of jobsFor(setup, profile, gc, variants)) {
             for (const job of group) {
               const jobStarted = Date.now();
               const outcome = await runJob(server, buildDir, ready.url, job, profile.jobTimeoutMs);
@@ -248,12 +300,13 @@ async function main(): Promise<void> {
 }
 
 /** The previous runs of this profile, minus the jobs this run measures again. */
-function previousRuns(profile: Profile, variants: readonly VariantName[], sizes: readonly number[] | undefined): RunRecord[] {
+function previousRuns(profile: Profile, variants: readonly VariantName[], sizes: readonly number[] | undefined, scenarios: readonly Scenario[]): RunRecord[] {
   const file = path.join(__dirname, 'results', `${profile.name}.json`);
   if (!fs.existsSync(file)) return [];
   const previous = (JSON.parse(fs.readFileSync(file, 'utf8')) as { runs: RunRecord[] }).runs;
+  const scenarioOf = (job: Job): Scenario => (job.kind === 'unpaged' || job.kind === 'streaming' ? job.kind : 'paged');
   const repeated = (job: Job): boolean =>
-    variants.includes(job.variant) && profile.gcSettings.includes(job.gc) && (sizes === undefined || sizes.includes(job.pods));
+    variants.includes(job.variant) && profile.gcSettings.includes(job.gc) && (sizes === undefined || sizes.includes(job.pods)) && scenarios.includes(scenarioOf(job));
   return previous.filter((run) => !repeated(run.job));
 }
 
@@ -286,7 +339,7 @@ function machineInfo(loadAverageAtStart: readonly number[]): Machine {
 }
 
 function summarize(result: ClientResult): string {
-  const parts = [`sync ${result.sync.syncMs.toFixed(0)} ms (cpu ${result.sync.cpuMs.toFixed(0)}), rss ${(result.sync.peakRssBytes / 2 ** 20).toFixed(0)} MiB, stall ${result.sync.maxStallMs.toFixed(0)} ms`];
+  const parts = [`sync ${result.sync.syncMs.toFixed(0)} ms (cpu ${result.sync.cpuMs.toFixed(0)}), rss ${(result.sync.peakRssBytes / 2 ** 20).toFixed(0)} MiB, stall ${result.sync.maxStallMs.toFixed(0)} ms (cpu ${result.sync.maxStallCpuMs?.toFixed(0) ?? '–'})`];
   if (result.heapBytesPerObject !== undefined) parts.push(`heap ${(result.heapBytesPerObject / 1024).toFixed(1)} KiB/obj`);
   if (result.throughput !== undefined) parts.push(`${result.throughput.eventsPerSecond.toFixed(0)} ev/s (${result.throughput.cpuMicrosPerEvent.toFixed(0)} µs cpu/event, cpu ${(result.throughput.cpuShare * 100).toFixed(0)}%, ${result.throughput.delivered} delivered, server ${result.throughput.serverEventsPerSecond.toFixed(0)})`);
   if (result.latency !== undefined) parts.push(`p50 ${result.latency.p50Ms?.toFixed(2)} p99 ${result.latency.p99Ms?.toFixed(2)} ms`);

@@ -3,7 +3,10 @@
  * realistic pods (managedFields included, ~4.4 KB of JSON each), driven over IPC by the
  * orchestrator. It produces MODIFIED events on request, each stamped with its write time, either
  * as fast as the client takes them (flow-controlled by the client's acknowledgements) or at a
- * fixed rate, and triggers a 410 relist.
+ * fixed rate, and triggers a 410 relist. Each setup answers like the version profile of its
+ * scenario (`SCENARIO_SERVER_VERSION`: paged first lists, a 1.33 server that answers them whole,
+ * a 1.36 server that serves streaming lists), and compresses responses over 128 KB for clients
+ * that ask, as the API server does.
  *
  * Pre-serialisation: the loopback server stringifies each updated object once (~4.4 KB, as costly
  * as the client's JSON.parse), which on two cores made the server, not the client, the limit of
@@ -19,6 +22,7 @@ import type { StoreEvent } from '../lib/testing/history';
 import { createChurn } from '../lib/testing/churn';
 import { pods, type Pod } from '../lib/resources/builtins';
 import {
+  SCENARIO_SERVER_VERSION,
   RELIST_MARKER_ANNOTATION,
   SEQUENCE_ANNOTATION,
   WRITTEN_AT_ANNOTATION,
@@ -27,6 +31,7 @@ import {
   type ServerMessage,
   type ServerReply,
   type ServerRequest,
+  type Scenario,
 } from './protocol';
 
 /** Updates written in one turn before yielding to the event loop (so the writes reach the socket). */
@@ -148,13 +153,14 @@ function updateOne(sequence: number, extraAnnotation?: string): void {
   updatePod(target, sequence, extraAnnotation);
 }
 
-async function setup(podCount: number): Promise<void> {
+async function setup(podCount: number, scenario: Scenario): Promise<void> {
   await server?.close();
   server = undefined;
   targets = [];
   // Drop the previous population before building the next one.
   (globalThis as { gc?: () => void }).gc?.();
-  server = await startApiServer({ historyLimit: HISTORY_LIMIT, bookmarkIntervalMs: 0 });
+  const serverVersion = SCENARIO_SERVER_VERSION[scenario];
+  server = await startApiServer({ historyLimit: HISTORY_LIMIT, bookmarkIntervalMs: 0, ...(serverVersion === undefined ? {} : { serverVersion }) });
   createChurn(server.store, { pods: podCount, namespaces: 10, seed: 42, managedFields: true }).populate();
   templates.clear();
   preSerialized = true;
@@ -262,7 +268,7 @@ process.on('message', (command: ServerCommand) => {
   const run = async (): Promise<void> => {
     switch (command.type) {
       case 'setup':
-        return setup(command.pods);
+        return setup(command.pods, command.scenario);
       case 'arm':
         server?.faults.clear();
         server?.requests.clear();

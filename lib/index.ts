@@ -31,8 +31,8 @@ export { silentLogger } from './logger';
 export type { Logger } from './logger';
 
 // Sources.
-export { list$, defaultPageSize } from './sources/list';
-export type { ListStreamOptions } from './sources/list';
+export { list$, defaultPageSize, defaultIncrementalDecoding } from './sources/list';
+export type { ListStreamOptions, IncrementalDecoding } from './sources/list';
 export { watch$ } from './sources/watch';
 export type { WatchStreamOptions } from './sources/watch';
 export { kubeListerWatcher, type KubeListerWatcherOptions } from './sources/kubeListerWatcher';
@@ -64,8 +64,8 @@ export { indexer } from './operators/indexer';
 export type { IndexerConfig } from './operators/indexer';
 export { handle } from './handlers/handle';
 export type { ResourceHandlers, HandleOptions, HandlerEvent } from './handlers/handle';
-export { HandlerQueueOverflowError } from './handlers/handlerQueue';
-export type { HandlerNotification, AddNotification, UpdateNotification, DeleteNotification } from './handlers/handlerQueue';
+export { HandlerQueueOverflowError } from './handlers/notifications';
+export type { HandlerNotification, AddNotification, UpdateNotification, DeleteNotification } from './handlers/notifications';
 export { resync, MINIMUM_RESYNC_PERIOD_MS } from './handlers/resync';
 export type { ResyncConfig, ResyncTick } from './handlers/resync';
 export { ofType } from './operators/ofType';

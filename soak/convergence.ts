@@ -54,13 +54,20 @@ export function activeResources(): Map<string, number> {
   return counts;
 }
 
-/** Peak memory, sampled on an unref'd timer. */
+/**
+ * Peak memory, sampled on an unref'd timer, and the heap in use when sampling began: inside a
+ * shared jest worker that baseline holds what earlier test files left behind, which is no part of
+ * what the soak measures.
+ */
 export class MemorySampler {
   private peakRss = 0;
   private peakHeap = 0;
+  private readonly baselineHeap: number;
   private readonly timer: ReturnType<typeof setInterval>;
 
   constructor(intervalMs = 100) {
+    (globalThis as { gc?: () => void }).gc?.();
+    this.baselineHeap = process.memoryUsage().heapUsed;
     this.sample();
     this.timer = setInterval(() => this.sample(), intervalMs);
     this.timer.unref();
@@ -72,10 +79,10 @@ export class MemorySampler {
     if (usage.heapUsed > this.peakHeap) this.peakHeap = usage.heapUsed;
   }
 
-  stop(): { readonly peakRssBytes: number; readonly peakHeapBytes: number } {
+  stop(): { readonly peakRssBytes: number; readonly peakHeapBytes: number; readonly baselineHeapBytes: number } {
     clearInterval(this.timer);
     this.sample();
-    return { peakRssBytes: this.peakRss, peakHeapBytes: this.peakHeap };
+    return { peakRssBytes: this.peakRss, peakHeapBytes: this.peakHeap, baselineHeapBytes: this.baselineHeap };
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Variant b: rx-informer with its default options plus one label index (`app`), and one
  * `handle()` subscription per handler. Synced means every handler has processed the initial list
- * (the `'synced'` event), the moment client-node's `start()` also stands for.
+ * (the `'synced'` event), the moment client-node's `start()` also stands for. It lists with a
+ * streaming list in the `streaming` scenario and with paged lists otherwise, whatever the default.
  */
 import type { Subscription } from 'rxjs';
 import { informer } from '../../lib/informer/informer';
@@ -18,6 +19,7 @@ function rxInformer(config: ClientConfig, handlers: readonly UpdateHandler[]): C
     indexers,
     // BENCH_SHARE_UNCHANGED=0 measures b without structural sharing (before/after figures).
     shareUnchanged: process.env['BENCH_SHARE_UNCHANGED'] !== '0',
+    streamingList: config.scenario === 'streaming',
     ...(config.dropManagedFields ? { transform: dropManagedFields } : {}),
   });
   const subscriptions: Subscription[] = [];

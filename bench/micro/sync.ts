@@ -11,31 +11,37 @@
  * it reports the relist's time, longest stall and peak heap.
  *
  * With a kubeconfig as third argument the same runs over HTTP against that server (start one with
- * `rx-informer-apiserver --pods 100000 --churn 0 --kubeconfig-out /tmp/kc.yaml`): a2 reads pages
+ * `bench/micro/serve.ts 100000 /tmp/kc.yaml`, which pages the first list, or with `… 1.33`, which
+ * answers it whole as a real API server does; `rx-informer-apiserver` always does): a2 reads pages
  * as the floor client does, b uses `informer()` (with `pageSize` from PAGE_SIZE, default 500,
  * `listReadAhead: false` when READ_AHEAD=0, and a streaming list, its default, unless
- * STREAMING_LIST=0).
+ * STREAMING_LIST=0). PAGE_SIZE=0 asks for the whole list in one response, as the API server's
+ * watch cache answers the first list anyway; AFTER_CHARS and BATCH_CHARS set list$'s
+ * incremental decoding (its threshold and batch size), COMPRESSION=0 turns gzip off.
  *
- * Prints the time to synced, CPU time, the longest event-loop stall and GC pauses. Add
- * --cpu-prof or --trace-gc before -r to attribute them; SYNC_STALLS=1 prints every stall over
- * 40 ms with the monotonic time at its end, to find its window in the CPU profile.
+ * Prints the time to synced, CPU time, the longest event-loop stall (also in CPU time: the main
+ * thread's CPU time between the two ticks around it, which other processes on the cores do not
+ * inflate) and GC pauses. Add --cpu-prof or --trace-gc before -r to attribute them; SYNC_STALLS=1
+ * prints every stall over 40 ms with the monotonic time at its end, to find its window in the CPU
+ * profile.
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
-import { informer as createInformer, informerFrom } from '../../lib/informer/informer';
+import { informer as createInformer, informerFrom, type Informer } from '../../lib/informer/informer';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import type { ListerWatcher, ListPage, WatchEvent } from '../../lib/sources/listerWatcher';
 import { StatusError } from '../../lib/sources/errors';
-import { labelIndex, namespaceIndex, NAMESPACE_INDEX } from '../../lib/store/indexers';
+import { labelIndex, namespaceIndex, NAMESPACE_INDEX, type IndexFunc } from '../../lib/store/indexers';
 import { makePod, seededRandom } from '../../lib/testing/churn';
 import { getText } from '../clients/floor';
 import { observeGcPauses } from './gcPauses';
 
 const [variant = 'b', cachedText = '100000', kubeconfigPath] = process.argv.slice(2);
 const cached = Number(cachedText);
-const PAGE = 500;
+/** Items per in-memory page (PAGE_ITEMS=…): what a page costs the informer beyond its items. */
+const PAGE = Number(process.env['PAGE_ITEMS'] ?? 500);
 /** Over HTTP, the informer's `pageSize` (PAGE_SIZE=250 …): the page size decides the parse part of the longest stall. */
-const HTTP_PAGE_SIZE = Number(process.env['PAGE_SIZE'] ?? PAGE);
+const HTTP_PAGE_SIZE = Number(process.env['PAGE_SIZE'] ?? 500);
 
 const random = seededRandom(7);
 const pages: string[] = [];
@@ -66,10 +72,15 @@ function feedPages(emit: (page: ListPage<Pod>) => void, done: () => void): () =>
 const gc = observeGcPauses();
 
 let maxStall = 0;
+let maxStallCpu = 0;
 let lastTick = performance.now();
+let lastCpu = process.threadCpuUsage();
 const ticker = setInterval(() => {
   const now = performance.now();
   const stall = now - lastTick - 5;
+  const cpuNow = process.threadCpuUsage();
+  maxStallCpu = Math.max(maxStallCpu, (cpuNow.user + cpuNow.system - lastCpu.user - lastCpu.system) / 1000);
+  lastCpu = cpuNow;
   // The monotonic clock in µs is the one of --cpu-prof's timestamps: the stall is the profile's window [mono - stall, mono].
   if (stall > 40 && process.env['SYNC_STALLS'] === '1') {
     process.stderr.write(`stall ${stall.toFixed(0)} ms at ${(now - started).toFixed(0)} ms (monotonic ${process.hrtime.bigint() / 1000n} µs)\n`);
@@ -92,7 +103,7 @@ function report(): void {
   const used = process.cpuUsage(cpu);
   clearInterval(ticker);
   process.stdout.write(
-    `${variant} sync of ${cached}: ${wall.toFixed(0)} ms, cpu ${((used.user + used.system) / 1000).toFixed(0)} ms, longest stall ${maxStall.toFixed(0)} ms, ` +
+    `${variant} sync of ${cached}: ${wall.toFixed(0)} ms, cpu ${((used.user + used.system) / 1000).toFixed(0)} ms, longest stall ${maxStall.toFixed(0)} ms (cpu ${maxStallCpu.toFixed(0)}), ` +
       `gc ${gc.totalMs.toFixed(0)} ms in ${gc.count} pauses (longest ${gc.longestMs.toFixed(0)} ms), rss ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB\n`,
   );
 }
@@ -158,16 +169,27 @@ function runInformer(kubeConfig: KubeConfig | undefined): Promise<void> {
     watch: () => new Observable<WatchEvent<Pod>>(() => undefined),
   };
   const indexers = { [NAMESPACE_INDEX]: namespaceIndex, app: labelIndex('app') };
-  const informer =
-    kubeConfig === undefined
-      ? informerFrom(listerWatcher, { indexers })
-      : createInformer(kubeConfig, pods, { indexers, pageSize: HTTP_PAGE_SIZE, listReadAhead: process.env['READ_AHEAD'] !== '0', streamingList: process.env['STREAMING_LIST'] !== '0' });
+  const informer = kubeConfig === undefined ? informerFrom(listerWatcher, { indexers }) : httpInformer(kubeConfig, indexers);
   return new Promise((resolve) => {
     if (variant === 'b-cache') {
       informer.informer$.subscribe((snapshot) => snapshot.synced && resolve());
     } else {
       informer.handle({ onAdd: () => undefined }).subscribe((event) => event.type === 'synced' && resolve());
     }
+  });
+}
+
+/** informer() over HTTP, with the client settings of the environment (PAGE_SIZE, READ_AHEAD, STREAMING_LIST, COMPRESSION, AFTER_CHARS, BATCH_CHARS). */
+function httpInformer(kubeConfig: KubeConfig, indexers: Readonly<Record<string, IndexFunc<Pod>>>): Informer<Pod> {
+  const afterChars = process.env['AFTER_CHARS'];
+  const batchChars = process.env['BATCH_CHARS'];
+  return createInformer(kubeConfig, pods, {
+    indexers,
+    pageSize: HTTP_PAGE_SIZE,
+    listReadAhead: process.env['READ_AHEAD'] !== '0',
+    streamingList: process.env['STREAMING_LIST'] !== '0',
+    compression: process.env['COMPRESSION'] !== '0',
+    incrementalDecoding: { ...(afterChars === undefined ? {} : { afterChars: Number(afterChars) }), ...(batchChars === undefined ? {} : { batchChars: Number(batchChars) }) },
   });
 }
 

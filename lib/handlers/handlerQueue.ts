@@ -1,50 +1,12 @@
-import type { AddChange, DeleteChange, UpdateChange } from '../store/change';
 import type { KubeObject } from '../store/object';
+import type { AddNotification, HandlerNotification } from './notifications';
 
 /**
- * The per-handler pending queue behind `handle()`: at most one entry per object key, so a handler
- * that falls behind holds memory in proportion to the objects that changed meanwhile, never to the
- * number of events (client-go gives each listener an unbounded ring buffer that can grow until
- * the process runs out of memory, kubernetes #121474).
+ * The pending queue of a `handle()` subscription that has fallen behind: at most one entry per
+ * object key, so it holds memory in proportion to the objects that changed meanwhile, never to
+ * the number of events (client-go gives each listener an unbounded ring buffer that can grow until
+ * the process runs out of memory, kubernetes #121474). Its owner bounds it (`maxPending`).
  */
-
-/**
- * A call `handle()` makes on a handler: an add. The same shape as the cache's `AddChange`;
- * `isInInitialList` here means the object was in the cache when this handler started.
- */
-export type AddNotification<T extends KubeObject = KubeObject> = AddChange<T>;
-
-/** A call `handle()` makes on a handler: an update, with the state the handler saw last. */
-export interface UpdateNotification<T extends KubeObject = KubeObject> extends UpdateChange<T> {
-  /** Nothing changed: this is the handler's periodic resync re-delivering a cached object. */
-  readonly isResync: boolean;
-}
-
-/** A call `handle()` makes on a handler: a delete, with the last state the handler saw. */
-export type DeleteNotification<T extends KubeObject = KubeObject> = DeleteChange<T>;
-
-/** One handler call, as queued and as reported with errors. */
-export type HandlerNotification<T extends KubeObject = KubeObject> =
-  | AddNotification<T>
-  | UpdateNotification<T>
-  | DeleteNotification<T>;
-
-/**
- * The pending queue of one handler reached its `maxPending` distinct keys and dropped its oldest
- * notification to admit a new one. The handler's view of `dropped.key` may now be stale until the
- * next change or resync of that object.
- */
-export class HandlerQueueOverflowError extends Error {
-  readonly dropped: HandlerNotification<KubeObject>;
-  readonly maxPending: number;
-
-  constructor(dropped: HandlerNotification<KubeObject>, maxPending: number) {
-    super(`handler queue is full (${maxPending} objects pending): dropped the ${dropped.type} of ${dropped.key}`);
-    this.name = 'HandlerQueueOverflowError';
-    this.dropped = dropped;
-    this.maxPending = maxPending;
-  }
-}
 
 /**
  * What is pending for one key. `first` is delivered before `then`; `then` is only ever set when
@@ -74,6 +36,7 @@ const COMPACT_AFTER = 1024;
  *
  * Every operation is O(1) amortized: a `Map` finds a key's entry, an array with a head index
  * keeps the line (no iterator is allocated per notification, which mattered with 100 handlers).
+ * The queue itself is unbounded: `PendingChanges` checks `maxPending` before pushing.
  */
 export class CoalescingQueue<T extends KubeObject = KubeObject> {
   private entries = new Map<string, PendingEntry<T>>();
@@ -82,9 +45,6 @@ export class CoalescingQueue<T extends KubeObject = KubeObject> {
   private head = 0;
   private dead = 0;
   private pushes = 0;
-
-  /** @param maxPending the most distinct keys held; a new key beyond it evicts the oldest entry. */
-  constructor(private readonly maxPending: number) {}
 
   /** Keys with something pending. */
   get size(): number {
@@ -102,20 +62,34 @@ export class CoalescingQueue<T extends KubeObject = KubeObject> {
     return entry === undefined ? Infinity : entry.seq;
   }
 
-  /** Queues a notification; returns the notification evicted to make room, if any. */
-  push(notification: HandlerNotification<T>): HandlerNotification<T> | undefined {
+  /** True when `key` has something pending. */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
+  /** Queues a notification, folding it into what is pending for its key. */
+  push(notification: HandlerNotification<T>): void {
     const seq = ++this.pushes;
     const entry = this.entries.get(notification.key);
     if (entry !== undefined) {
       this.fold(entry, notification);
-      return undefined;
+      return;
     }
-    let evicted: HandlerNotification<T> | undefined;
-    if (this.entries.size >= this.maxPending) evicted = this.evictOldest();
     const created: PendingEntry<T> = { key: notification.key, first: notification, then: undefined, seq, live: true };
     this.entries.set(notification.key, created);
     this.line.push(created);
-    return evicted;
+  }
+
+  /**
+   * The next notification of each pending key, in line order: what the handler is owed first
+   * for that key, which tells what it saw of it last (nothing before an add, the old object of an
+   * update, the object of a delete).
+   */
+  *owed(): IterableIterator<HandlerNotification<T>> {
+    for (let i = this.head; i < this.line.length; i++) {
+      const entry = this.line[i];
+      if (entry?.live === true) yield entry.first;
+    }
   }
 
   /** Takes the next notification in FIFO order. */
@@ -130,13 +104,6 @@ export class CoalescingQueue<T extends KubeObject = KubeObject> {
       entry.then = undefined;
     }
     return notification;
-  }
-
-  private evictOldest(): HandlerNotification<T> | undefined {
-    const entry = this.first();
-    if (entry === undefined) return undefined;
-    this.take(entry);
-    return entry.first;
   }
 
   /** The oldest live entry, skipping (and dropping) folded-away ones at the head of the line. */

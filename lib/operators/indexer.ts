@@ -2,7 +2,8 @@ import { freeze } from 'immer';
 import { defer, filter, map, type OperatorFunction } from 'rxjs';
 import type { Delta, ReplaceDelta } from '../reflector/delta';
 import { ProtocolError, RejectedObjectError, type RejectionOutcome } from '../sources/errors';
-import type { AddChange, Change, DeleteChange, UpdateChange } from '../store/change';
+import { sameResourceVersion, type AddChange, type Change, type DeleteChange, type UpdateChange } from '../store/change';
+import { ChangeSequencer } from '../store/changeSequence';
 import { IndexedSnapshot, type SnapshotBuilder } from '../store/indexedSnapshot';
 import { NAMESPACE_INDEX, namespaceIndex, type IndexFunc } from '../store/indexers';
 import { objectKey } from '../store/keys';
@@ -87,6 +88,8 @@ class IndexerState<T extends KubeObject> {
   private readonly prepare: (object: T) => T;
   private readonly share: boolean;
   private readonly onRejected: ((rejection: RejectedObjectError) => void) | undefined;
+  /** Numbers the snapshots, so that a lagging `handle()` can tell cheaply when changes must coalesce. */
+  private readonly sequencer = new ChangeSequencer();
 
   constructor(config: IndexerConfig<T>) {
     this.current = IndexedSnapshot.empty(guardIndexers(config.indexers ?? ({ [NAMESPACE_INDEX]: namespaceIndex } as Record<string, IndexFunc<T>>)));
@@ -144,6 +147,13 @@ class IndexerState<T extends KubeObject> {
 
   /** Applies one delta; returns the snapshot to emit, or undefined when nothing changed. */
   step(delta: Delta<T>): IndexedSnapshot<T> | undefined {
+    const snapshot = this.apply(delta);
+    // A relist's snapshot changes each key once (its changes come from one key set).
+    if (snapshot !== undefined) this.sequencer.stamp(snapshot, delta.type === 'Replace');
+    return snapshot;
+  }
+
+  private apply(delta: Delta<T>): IndexedSnapshot<T> | undefined {
     switch (delta.type) {
       case 'Added':
       case 'Updated':
@@ -167,7 +177,7 @@ class IndexerState<T extends KubeObject> {
     const object = this.store(key, incoming, previous, outcome);
     if (object === undefined) return undefined;
     const change: AddChange<T> | UpdateChange<T> =
-      previous === undefined ? { type: 'add', key, object, isInInitialList: false } : { type: 'update', key, oldObject: previous, object };
+      previous === undefined ? { type: 'add', key, object, isInInitialList: false } : { type: 'update', key, oldObject: previous, object, isResync: false };
     // No closure here: this is the path of every watch event.
     try {
       return (this.current = this.current.put(key, previous, object, [change], version || this.current.resourceVersion));
@@ -220,7 +230,7 @@ class IndexerState<T extends KubeObject> {
         if (cached === undefined) relist.adds.push({ type: 'add', key, object, isInInitialList });
         else {
           relist.matched++;
-          relist.updates.push({ type: 'update', key, oldObject: cached, object });
+          relist.updates.push({ type: 'update', key, oldObject: cached, object, isResync: sameResourceVersion(cached, object) });
         }
       }
     }
@@ -271,7 +281,7 @@ class IndexerState<T extends KubeObject> {
         if (object === undefined) continue;
         const oldObject = current.get(key);
         if (oldObject === undefined) adds.push({ type: 'add', key, object, isInInitialList });
-        else updates.push({ type: 'update', key, oldObject, object });
+        else updates.push({ type: 'update', key, oldObject, object, isResync: sameResourceVersion(oldObject, object) });
       }
     }
     const changes: Change<T>[] = [];

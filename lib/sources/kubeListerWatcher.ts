@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mod
 import type { Observable } from 'rxjs';
 import type { KubeObject } from '../store/object';
 import type { Resource } from '../resources/resource';
-import { list$ } from './list';
+import { list$, type IncrementalDecoding } from './list';
 import type { ListerWatcher, ListOptions, ListPage, Scope, WatchEvent, WatchOptions } from './listerWatcher';
 import { watch$ } from './watch';
 
@@ -14,6 +14,13 @@ export interface KubeListerWatcherOptions {
   readonly listReadAhead?: boolean;
   /** Leave the server's bytes out of error excerpts. Default: true for core `secrets` only. */
   readonly withholdExcerpts?: boolean;
+  /**
+   * Ask for gzip-compressed responses, lists and watches, as client-go does (default true):
+   * `compression` of {@link list$} and {@link watch$}.
+   */
+  readonly compression?: boolean;
+  /** When a list response is decoded as it arrives: `incrementalDecoding` of {@link list$}. */
+  readonly incrementalDecoding?: IncrementalDecoding;
 }
 
 /**
@@ -32,7 +39,7 @@ export interface KubeListerWatcherOptions {
  * @param kubeConfig the cluster and credentials, as client-node loaded them.
  * @param resource the resource type.
  * @param scope one namespace (default all; ignored for cluster-scoped resources) and selectors.
- * @param options read-ahead of list pages and error excerpts.
+ * @param options read-ahead and decoding of list pages, compression and error excerpts.
  */
 export function kubeListerWatcher<T extends KubeObject = KubeObject>(
   kubeConfig: KubeConfig,
@@ -46,10 +53,11 @@ export function kubeListerWatcher<T extends KubeObject = KubeObject>(
     labelSelector: request.labelSelector ?? scope.labelSelector,
     fieldSelector: request.fieldSelector ?? scope.fieldSelector,
   });
+  const { withholdExcerpts, compression, incrementalDecoding } = options;
   return {
     supportsStreamingList: true,
     list: (listOptions: ListOptions): Observable<ListPage<T>> =>
-      list$(kubeConfig, resource, { ...scoped(listOptions), readAhead: options.listReadAhead, withholdExcerpts: options.withholdExcerpts }),
-    watch: (watchOptions: WatchOptions): Observable<WatchEvent<T>> => watch$(kubeConfig, resource, { ...scoped(watchOptions), withholdExcerpts: options.withholdExcerpts }),
+      list$(kubeConfig, resource, { ...scoped(listOptions), readAhead: options.listReadAhead, withholdExcerpts, compression, incrementalDecoding }),
+    watch: (watchOptions: WatchOptions): Observable<WatchEvent<T>> => watch$(kubeConfig, resource, { ...scoped(watchOptions), withholdExcerpts, compression }),
   };
 }

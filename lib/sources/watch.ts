@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import { asyncScheduler, Observable, type SchedulerLike } from 'rxjs';
 import type { KubeObject } from '../store/object';
@@ -8,7 +9,7 @@ import { idleWatchdog, type IdleWatchdog } from '../reflector/idleWatchdog';
 import { defaultMaxLineBytes, LineSplitter } from './lineSplitter';
 import type { Scope, WatchEvent, WatchOptions } from './listerWatcher';
 import { errorFromWatchEvent, excerptOf, statusErrorFromResponse } from './statusError';
-import { encodeQuery, isJsonContentType, kubeRequest, readBody, toNetworkError } from './transport';
+import { encodeQuery, isJsonContentType, kubeRequest, readBody, responseBody, toReadError } from './transport';
 
 /**
  * Options of {@link watch$}: the watch query, its scope, and client-side guards.
@@ -34,6 +35,13 @@ export interface WatchStreamOptions extends WatchOptions, Scope {
    * `secrets`, false otherwise.
    */
   readonly withholdExcerpts?: boolean;
+  /**
+   * Ask for a gzip-compressed stream (`Accept-Encoding: gzip`), as client-go does. Default true.
+   * The API server compresses only streaming lists (`sendInitialEvents`; one gzip member per
+   * flush, from 1.37: gate `WatchListCompression`), never plain watches; a gzip stream is decoded
+   * either way.
+   */
+  readonly compression?: boolean;
 }
 
 /** What a watch line parses to before it is checked. */
@@ -100,7 +108,7 @@ export function watch$<T extends KubeObject = KubeObject>(
         ? undefined
         : idleWatchdog(options.scheduler ?? asyncScheduler, options.idleTimeoutMs, () => fail(new IdleTimeoutError(options.idleTimeoutMs ?? 0)));
 
-    const stream = (res: IncomingMessage): void => {
+    const stream = (res: Readable): void => {
       let ended = false;
       res.on('data', (chunk: Buffer) => {
         watchdog?.touch();
@@ -118,13 +126,13 @@ export function watch$<T extends KubeObject = KubeObject>(
           subscriber.complete();
         }
       });
-      res.on('error', (error: NodeJS.ErrnoException) => fail(toNetworkError(error, path)));
+      res.on('error', (error: NodeJS.ErrnoException) => fail(toReadError(error, path)));
       res.on('close', () => {
         if (!ended) fail(new NetworkError(`GET ${path} failed: the connection closed during the watch`, 'ECONNRESET'));
       });
     };
 
-    kubeRequest(kubeConfig, { path, query: watchQuery(options), signal: controller.signal }).then(
+    kubeRequest(kubeConfig, { path, query: watchQuery(options), signal: controller.signal, compression: options.compression }).then(
       (res) => {
         response = res;
         if (closed) {
@@ -141,7 +149,14 @@ export function watch$<T extends KubeObject = KubeObject>(
             fail,
           );
         } else {
-          stream(res);
+          let body: Readable;
+          try {
+            body = responseBody(res, path);
+          } catch (error) {
+            fail(error);
+            return;
+          }
+          stream(body);
         }
       },
       fail,

@@ -21,6 +21,13 @@ export interface UpdateChange<T extends KubeObject = KubeObject> {
   readonly key: string;
   readonly oldObject: T;
   readonly object: T;
+  /**
+   * True when nothing changed: a relist found the object at the resourceVersion already cached
+   * (client-go delivers these as resync updates). The indexer sets it on every update it makes;
+   * it is optional so that changes built elsewhere need not. `handle()` passes an update with
+   * `isResync: false` to handlers as it is, instead of copying it into a notification.
+   */
+  readonly isResync?: boolean;
 }
 
 /** An object left the cache. */
@@ -34,4 +41,13 @@ export interface DeleteChange<T extends KubeObject = KubeObject> {
    * object's final state is unknown: client-go's DeletedFinalStateUnknown.
    */
   readonly finalStateUnknown: boolean;
+}
+
+/**
+ * True when an update carries nothing new: both objects have the same, non-empty resourceVersion
+ * (a relist that found the object as cached). Internal: the indexer sets `isResync` from it.
+ */
+export function sameResourceVersion(oldObject: KubeObject, object: KubeObject): boolean {
+  const version = oldObject.metadata.resourceVersion;
+  return version !== undefined && version !== '' && version === object.metadata.resourceVersion;
 }

@@ -5,7 +5,8 @@
  * object's index values changed, one path per touched posting: O(log n), whatever the size.
  */
 import type { Change } from './change';
-import { HamtMap, TransientHamtMap } from './hamt';
+import type { NumberedSnapshot } from './changeSequence';
+import { diffHamt, HamtMap, TransientHamtMap, type HamtDifference } from './hamt';
 import { namespaceIndex, type IndexFunc } from './indexers';
 import type { KubeObject } from './object';
 import { parseLabelSelector } from './selector';
@@ -77,7 +78,11 @@ function withoutPosting(postings: Postings, value: string, key: string): Posting
 }
 
 /** One immutable state of the cache. Build the first with {@link IndexedSnapshot.empty}. */
-export class IndexedSnapshot<T extends KubeObject = KubeObject> implements Snapshot<T> {
+export class IndexedSnapshot<T extends KubeObject = KubeObject> implements Snapshot<T>, NumberedSnapshot<T> {
+  /** This snapshot's place in its indexer's stream (see `ChangeSequencer`); -1 until numbered. */
+  private position = -1;
+  private touched = -1;
+
   private constructor(
     private readonly schema: IndexSchema<T>,
     private readonly objects: HamtMap<T>,
@@ -95,6 +100,22 @@ export class IndexedSnapshot<T extends KubeObject = KubeObject> implements Snaps
 
   get size(): number {
     return this.objects.size;
+  }
+
+  /** This snapshot's number in its indexer's stream (internal, see `ChangeSequencer`); -1 when not numbered. */
+  get sequence(): number {
+    return this.position;
+  }
+
+  /** The latest earlier snapshot that changed a key this one changes (internal, see `ChangeSequencer`). */
+  get touchedSince(): number {
+    return this.touched;
+  }
+
+  /** Records this snapshot's place in its indexer's stream, once, before it is emitted (internal). */
+  numbered(sequence: number, touchedSince: number): void {
+    this.position = sequence;
+    this.touched = touchedSince;
   }
 
   get(key: string): T | undefined {
@@ -167,6 +188,15 @@ export class IndexedSnapshot<T extends KubeObject = KubeObject> implements Snaps
     return [...this.postings[this.schema.position(indexName)]!.keys()];
   }
 
+  /**
+   * The keys whose objects differ between `older` and this snapshot (see {@link differences}).
+   * Snapshots of one indexer share every subtree of their tries that no change touched, so this
+   * costs O(k log n) for k differing keys, whatever the size of the cache.
+   */
+  differencesFrom(older: Snapshot<T>): Generator<ObjectDifference<T>, void, undefined> {
+    return older instanceof IndexedSnapshot ? diffHamt(older.objects, this.objects) : differencesByKey(older, this);
+  }
+
   /** This state with `key` holding `object` (`previous` is what it held, for the indexes). */
   put(key: string, previous: T | undefined, object: T, changes: readonly Change<T>[], resourceVersion: string): IndexedSnapshot<T> {
     return new IndexedSnapshot(this.schema, this.objects.set(key, object), this.reindex(key, previous, object), resourceVersion, this.synced, changes);
@@ -201,6 +231,28 @@ export class IndexedSnapshot<T extends KubeObject = KubeObject> implements Snaps
     }
     return updated ?? this.postings;
   }
+}
+
+/** A key whose object differs between two snapshots, with its object in each (undefined where absent). */
+export type ObjectDifference<T extends KubeObject = KubeObject> = HamtDifference<T>;
+
+/**
+ * The keys whose objects differ between two snapshots (compared by identity: the indexer keeps an
+ * object's instance until it changes), lazily, in no particular order. Between snapshots of one
+ * indexer it skips what they share (O(k log n) for k differences); any other pair of `Snapshot`s
+ * is compared key by key, O(n). Internal: `handle()` catches a lagging handler up with it.
+ */
+export function differences<T extends KubeObject>(older: Snapshot<T>, newer: Snapshot<T>): Generator<ObjectDifference<T>, void, undefined> {
+  return newer instanceof IndexedSnapshot ? newer.differencesFrom(older) : differencesByKey(older, newer);
+}
+
+function* differencesByKey<T extends KubeObject>(older: Snapshot<T>, newer: Snapshot<T>): Generator<ObjectDifference<T>, void, undefined> {
+  for (const key of older.keys()) {
+    const before = older.get(key);
+    const after = newer.get(key);
+    if (before !== after) yield [key, before, after];
+  }
+  for (const key of newer.keys()) if (!older.has(key)) yield [key, undefined, newer.get(key)];
 }
 
 type Seal<T extends KubeObject> = (objects: HamtMap<T>, postings: readonly Postings[], resourceVersion: string, changes: readonly Change<T>[]) => IndexedSnapshot<T>;

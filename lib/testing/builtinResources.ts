@@ -53,6 +53,19 @@ export function servedResourceOf(resource: Resource<KubeObject>): ServedResource
   return served(resource);
 }
 
+/**
+ * Whether the API server would serve `resource` from a CustomResourceDefinition (apiextensions)
+ * rather than built in: by its group, since the built-in kinds live in the core group, the few
+ * unsuffixed groups below, and groups ending in `.k8s.io`, which custom resources do not use.
+ * It decides what custom resources answer differently (patch types, table columns).
+ */
+export function isCustomResource(resource: Resource<KubeObject>): boolean {
+  const group = resource.group;
+  return group !== '' && !BUILTIN_GROUPS.has(group) && !group.endsWith('.k8s.io');
+}
+
+const BUILTIN_GROUPS: ReadonlySet<string> = new Set(['apps', 'batch', 'autoscaling', 'policy', 'extensions']);
+
 /** The store's bucket id of a resource: one version per group and plural, as the API server stores it. */
 export function resourceId(resource: Resource<KubeObject>): string {
   return `${resource.group}/${resource.plural}`;

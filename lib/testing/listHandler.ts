@@ -9,6 +9,7 @@ import { planList } from './listPlan';
 import { ChunkBuilder } from './respond';
 import { ResponseBody } from './responseBody';
 import type { ServerProfile } from './serverVersion';
+import type { TableWriter } from './table';
 import {
   ApiStatusError,
   badRequest,
@@ -118,6 +119,8 @@ function select(store: ClusterStoreImpl, scope: ListScope, rv: number, tooOld: (
 export interface ListPage {
   /** `{"kind":...,"metadata":{...},"items":[` */
   readonly head: string;
+  /** The list metadata inside its braces: `"resourceVersion":...` (a Table carries the same). */
+  readonly metadata: string;
   readonly items: readonly StoredObject[];
   readonly from: number;
   readonly to: number;
@@ -204,7 +207,7 @@ export async function serveList(store: ClusterStoreImpl, tokens: ContinueTokens,
     metadata += `,"continue":"${next}"`;
     if (!query.selective) metadata += `,"remainingItemCount":${items.length - to}`;
   }
-  return { head: `{"kind":"${resource.kind}List","apiVersion":"${apiVersionOf(resource)}","metadata":{${metadata}},"items":[`, items, from, to };
+  return { head: `{"kind":"${resource.kind}List","apiVersion":"${apiVersionOf(resource)}","metadata":{${metadata}},"items":[`, metadata, items, from, to };
 }
 
 /** Bytes per write: big lists go out in pieces, never as one giant string or buffer. */
@@ -214,9 +217,10 @@ const WRITE_BATCH_BYTES = 1 << 20;
  * Writes a page as a chunked 200 response: the head, then each item's cached JSON, encoded into
  * ~1 MB chunks, waiting for `drain` when the client reads slower than we write. Nothing is
  * serialized here but objects never serialized before (once, cached for every later reader).
- * `gzip` (the client accepts it) compresses a page longer than 128 KiB, as the API server does.
+ * `gzip` (the client accepts it) compresses a page longer than 128 KiB, as the API server does;
+ * `table` writes the page as a Table of the same items (`table.ts`).
  */
-export async function writeListPage(response: ServerResponse, page: ListPage, gzip: boolean): Promise<void> {
+export async function writeListPage(response: ServerResponse, page: ListPage, gzip: boolean, table?: TableWriter): Promise<void> {
   const body = new ResponseBody(response, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' }, gzip);
   const chunks = new ChunkBuilder(WRITE_BATCH_BYTES);
   const writeAll = (): boolean => {
@@ -224,10 +228,10 @@ export async function writeListPage(response: ServerResponse, page: ListPage, gz
     for (const chunk of chunks.take()) more = body.write(chunk);
     return more;
   };
-  chunks.add(page.head);
+  chunks.add(table === undefined ? page.head : table.head(page.metadata));
   for (let i = page.from; i < page.to; i++) {
     if (i !== page.from) chunks.add(',');
-    chunks.add(jsonOf(page.items[i]!));
+    chunks.add(table === undefined ? jsonOf(page.items[i]!) : table.row(page.items[i]!));
     if (chunks.size >= WRITE_BATCH_BYTES && !writeAll()) {
       if (response.destroyed) return;
       await body.drained();

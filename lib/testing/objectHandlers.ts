@@ -3,6 +3,7 @@ import type { KubeObject } from '../store/object';
 import type { Resource } from '../resources/resource';
 import type { ClusterStoreImpl } from './clusterStore';
 import type { StoredObject } from './history';
+import { unsupportedMediaType } from './patchHandler';
 import { ApiStatusError, badRequest, failure, notFound } from './status';
 
 /**
@@ -43,17 +44,29 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Protobuf, what kubectl's typed generators (`kubectl create configmap ...`) send. */
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+
+/**
+ * How to send JSON instead, appended to the API server's 415 message: the real API server also
+ * reads YAML, protobuf and (behind a gate) CBOR, the loopback server only JSON.
+ */
+function jsonOnlyAdvice(mediaType: string): string {
+  const kubectl =
+    mediaType === PROTOBUF
+      ? '; kubectl sends protobuf from its typed generators (kubectl create configmap, secret, deployment ...): send JSON instead with ' +
+        '`kubectl create -f FILE.json --validate=false`, or generate it: `kubectl create configmap NAME --from-literal=KEY=VALUE --dry-run=client -o json | kubectl create -f - --validate=false`'
+      : '';
+  return ` (the loopback API server reads JSON only, not ${mediaType}${kubectl})`;
+}
+
 /**
  * Parses a JSON body into an object for `resource`, checking what the API server checks.
  * @throws ApiStatusError 415 for non-JSON media types, 400 for malformed or mismatched bodies
  */
 export function parseObjectBody(resource: Resource<KubeObject>, contentType: string | undefined, body: Buffer): KubeObject {
   const mediaType = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
-  if (mediaType !== 'application/json' && mediaType !== '' && mediaType !== '*/*') {
-    throw new ApiStatusError(
-      failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json`),
-    );
-  }
+  if (mediaType !== 'application/json' && mediaType !== '' && mediaType !== '*/*') throw unsupportedMediaType(['application/json'], jsonOnlyAdvice(mediaType));
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -79,64 +92,6 @@ export function parseObjectBody(resource: Resource<KubeObject>, contentType: str
     }
   }
   return { ...parsed, metadata: { ...metadata, name: typeof metadata.name === 'string' ? metadata.name : '' } } as KubeObject;
-}
-
-/** The patch types the loopback server applies; strategic merge is approximated by a JSON merge patch. */
-const MERGE_PATCH_TYPES = new Set(['application/merge-patch+json', 'application/strategic-merge-patch+json']);
-
-/** RFC 7386: objects merge key by key, null deletes, anything else (arrays included) replaces. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isRecord(patch)) return patch;
-  const result: Record<string, unknown> = isRecord(target) ? { ...target } : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete result[key];
-    else result[key] = mergePatch(result[key], value);
-  }
-  return result;
-}
-
-/**
- * PATCH of one object (or its status) with a JSON merge patch. Strategic merge patches are applied
- * as merge patches too: lists are replaced whole rather than merged by key.
- * @throws ApiStatusError 415 for JSON Patch and apply patches, 400 for a malformed patch, 404, 409
- */
-export function patchObject(
-  store: ClusterStoreImpl,
-  resource: Resource<KubeObject>,
-  namespace: string | undefined,
-  name: string,
-  contentType: string | undefined,
-  body: Buffer,
-  subresource: 'status' | undefined,
-): StoredObject {
-  const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  if (!MERGE_PATCH_TYPES.has(mediaType)) {
-    throw new ApiStatusError(
-      failure(
-        415,
-        'UnsupportedMediaType',
-        `the body of the request was in an unknown format - accepted media types include: application/merge-patch+json, application/strategic-merge-patch+json`,
-      ),
-    );
-  }
-  let patch: unknown;
-  try {
-    patch = JSON.parse(body.toString('utf8'));
-  } catch (error) {
-    throw new ApiStatusError(badRequest(`error decoding patch: ${error instanceof Error ? error.message : String(error)}`));
-  }
-  if (!isRecord(patch)) throw new ApiStatusError(badRequest('error decoding patch: a merge patch must be a JSON object'));
-  const existing = store.get(resource, namespace, name);
-  if (existing === undefined) throw new ApiStatusError(notFound(resource, name));
-  const patched = mergePatch(existing, patch) as KubeObject;
-  if (!isRecord(patched.metadata) || (patched.metadata.name !== undefined && patched.metadata.name !== name)) {
-    throw new ApiStatusError(badRequest('the patch may not change metadata.name'));
-  }
-  if (subresource === 'status') {
-    const status = (patched as { status?: unknown }).status;
-    return store.updateEntry(resource, { ...existing, status, metadata: { ...existing.metadata, resourceVersion: patched.metadata.resourceVersion } } as KubeObject);
-  }
-  return store.updateEntry(resource, { ...patched, metadata: { ...patched.metadata, name, ...(resource.namespaced ? { namespace: existing.metadata.namespace } : {}) } });
 }
 
 function withNamespace(resource: Resource<KubeObject>, object: KubeObject, pathNamespace: string | undefined): KubeObject {

@@ -83,6 +83,8 @@ export interface ReplicaSetShape {
   readonly hash: string;
   readonly uid: string;
   readonly image: string;
+  /** The digest the image resolved to, as the container runtime reports it (`repo@sha256:...`). */
+  readonly imageID: string;
   readonly controllerFields: object;
 }
 
@@ -97,11 +99,14 @@ export function replicaSetOf(namespace: string, profile: AppProfile): ReplicaSet
   const hash = randomString(derive, NAME_ALPHABET, 10);
   const hex = randomHex(derive, 32);
   const uid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20)}`;
+  const repository = `ghcr.io/shop/${profile.app}`;
+  const image = `${repository}:1.${randomInt(derive, 20)}.${randomInt(derive, 10)}`;
   const shape: ReplicaSetShape = {
     profile,
     hash,
     uid,
-    image: `ghcr.io/shop/${profile.app}:1.${randomInt(derive, 20)}.${randomInt(derive, 10)}`,
+    image,
+    imageID: `${repository}@sha256:${randomHex(seededRandom(hashString(image)), 64)}`,
     controllerFields: controllerManagerFields(profile, uid),
   };
   replicaSets.set(key, shape);
@@ -160,16 +165,22 @@ function conditions(ready: boolean, scheduledAt: string, changedAt: string): Pod
   ];
 }
 
-// Generated container statuses leave out image and imageID, which kubelet also sets: hence the
-// casts to ContainerStatus below.
-function containerStatus(shape: ReplicaSetShape, containerID: string, phase: Phase, restartCount: number, since: string): object {
+/**
+ * A container status as the kubelet reports it, with every field the API's OpenAPI requires
+ * (`name`, `ready`, `restartCount`, `image`, `imageID`): typed clients such as the Python one
+ * refuse a pod whose status lacks any of them.
+ */
+function containerStatus(shape: ReplicaSetShape, containerID: string, phase: Phase, restartCount: number, since: string): ContainerStatus {
   const running = phase === 'Running';
   return {
     name: shape.profile.app,
     state: running ? { running: { startedAt: since } } : { waiting: { reason: 'ContainerCreating' } },
     ready: running,
     restartCount,
+    image: shape.image,
+    imageID: shape.imageID,
     containerID,
+    started: running,
   };
 }
 
@@ -177,7 +188,7 @@ function containerStatus(shape: ReplicaSetShape, containerID: string, phase: Pha
  * A realistic ReplicaSet-owned pod, as wire JSON: labels `app`/`tier`/`pod-template-hash`, an
  * owner reference to its ReplicaSet, one container with ports, resources and a volume mount,
  * tolerations, and a status with phase, conditions, container status and pod IP. About 4.4 KB of
- * JSON with managedFields and 1.3 KB without.
+ * JSON with managedFields and 1.5 KB without.
  *
  * Cheap by design (a few µs): field sets shared by every pod of one ReplicaSet are built once.
  * `uid`, `resourceVersion` and `creationTimestamp` are left for the store to set.
@@ -245,7 +256,7 @@ export function makePod(random: Random, namespace: string, name: string, options
       hostIP,
       conditions: conditions(phase === 'Running', scheduledAt, timestamp(started + 4000)),
       podIP,
-      containerStatuses: [containerStatus(shape, containerID, phase, 0, timestamp(started + 3000)) as ContainerStatus],
+      containerStatuses: [containerStatus(shape, containerID, phase, 0, timestamp(started + 3000))],
     },
   };
 }

@@ -9,7 +9,8 @@ import type { Fault, FaultQueue } from './faults';
 import { jsonOf } from './history';
 import { serveList, writeListPage, type ContinueTokens } from './listHandler';
 import { parseListQuery, queryBoolean } from './listOptions';
-import { createObject, getObject, parseObjectBody, patchObject, readBody, updateObject } from './objectHandlers';
+import { createObject, getObject, parseObjectBody, readBody, updateObject } from './objectHandlers';
+import { patchObject } from './patchHandler';
 import { updateWithStrategy } from './updateStrategy';
 import type { RequestLogImpl, RequestRecord } from './requestLog';
 import { sendJson, sendStatus, sendText } from './respond';
@@ -17,6 +18,8 @@ import { acceptsGzip } from './responseBody';
 import { route, type Route } from './routes';
 import type { ServerProfile } from './serverVersion';
 import { ApiStatusError, failure, methodNotAllowed, pathNotFound, statusForCode, tooLargeResourceVersion } from './status';
+import { tableRequest, tableVersionAccepted, TableWriter } from './table';
+import { printerFor } from './tablePrinters';
 import { WatchSession } from './watchHandler';
 
 /**
@@ -134,6 +137,8 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
     if (denied !== undefined) return fail(denied);
 
     const { store } = state;
+    const tableVersion = verb === 'list' || verb === 'get' || verb === 'watch' ? tableVersionAccepted(request.headers.accept) : undefined;
+    const table = tableVersion === undefined ? undefined : new TableWriter(tableRequest(tableVersion, query), printerFor(resource));
     switch (verb) {
       case 'list': {
         const gone = new AbortController();
@@ -147,7 +152,7 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
         });
         if (response.destroyed) return;
         log(200);
-        return writeListPage(response, page, gzip);
+        return writeListPage(response, page, gzip, table);
       }
       case 'watch': {
         const parsed = parseListQuery(target.served, query, state.profile);
@@ -162,13 +167,16 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
           response,
           fault: fault !== undefined && fault.kind !== 'status' ? fault : undefined,
           bookmarkIntervalMs: state.bookmarkIntervalMs,
+          table,
           onEnd: (ended) => state.watches.delete(ended),
         });
         if (session.isOpen) state.watches.add(session);
         return log(200);
       }
-      case 'get':
-        return answer(200, jsonOf(getObject(store, resource, target.namespace, target.name!)));
+      case 'get': {
+        const entry = getObject(store, resource, target.namespace, target.name!);
+        return answer(200, table === undefined ? jsonOf(entry) : table.single(entry));
+      }
       case 'delete':
         return answer(200, JSON.stringify(store.delete(resource, target.namespace, target.name!)));
       case 'update':

@@ -3,9 +3,10 @@ import { apiVersionOf, type Resource } from '../resources/resource';
 import type { KubeObject } from '../store/object';
 import type { ClusterStoreImpl } from './clusterStore';
 import type { Fault } from './faults';
-import { eventLine, jsonOf, objectLine, watchLine, type StoreEvent, type WireLine } from './history';
+import { eventLine, jsonOf, objectLine, watchLine, type ChangeType, type StoreEvent, type WireLine } from './history';
 import { parseResourceVersion, type ListQuery } from './listOptions';
 import { tooOldResourceVersion } from './status';
+import type { TableWriter } from './table';
 import { WatchWriter } from './watchWriter';
 
 /**
@@ -32,6 +33,8 @@ export interface WatchRequest {
   readonly response: ServerResponse;
   readonly fault: Fault | undefined;
   readonly bookmarkIntervalMs: number;
+  /** Send each event's object as a one-row Table (`table.ts`), as for `kubectl get -w`. */
+  readonly table?: TableWriter;
   /** Called once when the watch ends, however it ends (possibly before `open` returns). */
   readonly onEnd: (session: WatchSession) => void;
 }
@@ -137,7 +140,8 @@ export class WatchSession {
       for (const entry of store.objectsAt(resource, store.currentRv)!) {
         if (prefix !== undefined && !entry.key.startsWith(prefix)) continue;
         if (query.selective && !query.matches(entry.object)) continue;
-        this.writer.send(objectLine('ADDED', jsonOf(entry)));
+        const table = this.request.table;
+        this.writer.send(table === undefined ? objectLine('ADDED', jsonOf(entry)) : watchLine('ADDED', table.single(entry)));
       }
       if (start.endBookmark) this.writer.send(this.bookmark(true));
     }
@@ -163,27 +167,43 @@ export class WatchSession {
   }
 
   private bookmark(initialEventsEnd: boolean): WireLine {
-    const { resource, store } = this.request;
+    const { resource, store, table } = this.request;
     // A watch from a resourceVersion the store has not reached yet never bookmarks below it.
     const rv = Math.max(store.currentRv, this.start.kind === 'from' ? this.start.rv : 0);
     const annotations = initialEventsEnd ? `,"annotations":{"${INITIAL_EVENTS_END_ANNOTATION}":"true"}` : '';
-    return watchLine('BOOKMARK', `{"kind":"${resource.kind}","apiVersion":"${apiVersionOf(resource)}","metadata":{"resourceVersion":"${rv}"${annotations}}}`);
+    const object = `{"kind":"${resource.kind}","apiVersion":"${apiVersionOf(resource)}","metadata":{"resourceVersion":"${rv}"${annotations}}}`;
+    // As a Table, the bookmark is printed like any object of the kind (the API server converts it too).
+    return watchLine('BOOKMARK', table === undefined ? object : table.single(JSON.parse(object) as KubeObject));
+  }
+
+  private send(event: StoreEvent, as: ChangeType | 'DELETED_PREV'): void {
+    const table = this.request.table;
+    if (table === undefined) {
+      this.writer.send(eventLine(event, as));
+      return;
+    }
+    if (as !== 'DELETED_PREV') {
+      this.writer.send(watchLine(as, table.single(event.object)));
+      return;
+    }
+    const prev = event.prev!.object;
+    this.writer.send(watchLine('DELETED', table.single({ ...prev, metadata: { ...prev.metadata, resourceVersion: String(event.rv) } })));
   }
 
   private deliver(event: StoreEvent): void {
     const { namespace, query, resource } = this.request;
     if (resource.namespaced && namespace !== undefined && event.namespace !== namespace) return;
     if (!query.selective) {
-      this.writer.send(eventLine(event, event.type));
+      this.send(event, event.type);
       return;
     }
     const wasIn = event.prev !== undefined && query.matches(event.prev.object);
     if (event.type === 'DELETED') {
-      if (wasIn) this.writer.send(eventLine(event, 'DELETED'));
+      if (wasIn) this.send(event, 'DELETED');
       return;
     }
     const isIn = query.matches(event.object.object);
-    if (isIn) this.writer.send(eventLine(event, wasIn ? event.type : 'ADDED'));
-    else if (wasIn) this.writer.send(eventLine(event, 'DELETED_PREV'));
+    if (isIn) this.send(event, wasIn ? event.type : 'ADDED');
+    else if (wasIn) this.send(event, 'DELETED_PREV');
   }
 }

@@ -1,8 +1,11 @@
 import { queueScheduler, shareReplay, Subject } from 'rxjs';
 import { handle, HandlerQueueOverflowError, type HandlerEvent, type ResourceHandlers } from '../../lib/handlers/handle';
+import type { Change } from '../../lib/store/change';
+import { ChangeSequencer } from '../../lib/store/changeSequence';
+import type { IndexedSnapshot } from '../../lib/store/indexedSnapshot';
 import type { KubeObject } from '../../lib/store/object';
 import type { Snapshot } from '../../lib/store/snapshot';
-import { deferred, flushMicrotasks, newTestScheduler, obj, recordingHandlers, replace, snapshotsOf } from './handleFixtures';
+import { deferred, flushMicrotasks, newTestScheduler, obj, recordingHandlers, replace, ReplayingHandler, snapshotsOf } from './handleFixtures';
 
 const synced: HandlerEvent = { type: 'synced' };
 
@@ -223,34 +226,66 @@ describe('handle', () => {
       subscription.unsubscribe();
     });
 
-    it('bounds its queue: beyond maxPending distinct objects the oldest is dropped and reported', async () => {
+    it('never loses a delete when it falls more than maxPending objects behind: it catches up from the difference', async () => {
       const source = new Subject<Snapshot>();
-      const log: string[] = [];
-      const gates: ReturnType<typeof deferred>[] = [];
+      const replaying = new ReplayingHandler();
+      const gate = deferred();
+      let blocked = true;
+      const handlers: ResourceHandlers = {
+        ...replaying.handlers,
+        onAdd: (object, info) => {
+          replaying.handlers.onAdd?.(object, info);
+          if (blocked) return ((blocked = false), gate.promise); // stuck on its first call
+          return undefined;
+        },
+      };
       const events: HandlerEvent[] = [];
-      const subscription = source.pipe(handle(gatedHandlers(log, gates), { scheduler: queueScheduler, maxPending: 2 })).subscribe((event) => events.push(event));
+      const subscription = source.pipe(handle(handlers, { scheduler: queueScheduler, maxPending: 2 })).subscribe((event) => events.push(event));
       const snapshots = snapshotsOf([
-        replace([obj('a', '1')]),
-        ...['2', '3', '4', '5'].map((rv) => ({ type: 'Updated' as const, object: obj('a', rv) })),
-        ...['b', 'c'].map((name) => ({ type: 'Added' as const, object: obj(name, '1') })),
+        replace([obj('a', '1'), obj('b', '1')]),
+        { type: 'Deleted', object: obj('b', '2') },
+        { type: 'Updated', object: obj('a', '3') },
+        ...['c', 'd', 'e'].map((name) => ({ type: 'Added' as const, object: obj(name, '4') })),
       ]);
-      for (const snapshot of snapshots.slice(0, 5)) source.next(snapshot);
-      expect(events).toEqual([]); // four updates of one object take one slot
+      for (const snapshot of snapshots) source.next(snapshot);
+      expect(replaying.calls).toHaveLength(1); // stuck on its first call
 
-
-      for (const snapshot of snapshots.slice(5)) source.next(snapshot);
-      expect(events).toHaveLength(1);
-      const [overflow] = events;
-      expect(overflow.type === 'error' && overflow.error).toBeInstanceOf(HandlerQueueOverflowError);
-      expect(overflow.type === 'error' && overflow.notification).toMatchObject({ type: 'update', key: 'ns/a', isResync: false });
-
-      for (let i = 0; i < 4; i++) {
-        gates[i]?.resolve();
-        await flushMicrotasks();
-      }
-      expect(log).toEqual(['add a@1 initial', 'synced', 'add b@1', 'add c@1']);
+      gate.resolve();
+      await flushMicrotasks();
+      expect(replaying.violations).toEqual([]);
+      expect(replaying.calls.filter((call) => call.startsWith('delete ns/b@'))).toHaveLength(1);
+      expect(replaying.holds(snapshots.at(-1)!)).toBe(true);
+      // The overflow is reported once, when the handler stopped queuing.
+      const overflows = events.filter((event) => event.type === 'error');
+      expect(overflows).toHaveLength(1);
+      expect(overflows[0]?.type === 'error' && overflows[0].error).toBeInstanceOf(HandlerQueueOverflowError);
       subscription.unsubscribe();
     });
+  });
+});
+
+describe('handle() given a snapshot that carries several changes of one key (a batch)', () => {
+  // Built by hand: the indexer's own snapshots change each key once, but a snapshot may carry many
+  // changes (a relist does), and one that folds several deltas could change a key twice.
+  const [first] = snapshotsOf([replace([obj('a', '1'), obj('b', '1')], '1')]) as [IndexedSnapshot<KubeObject>];
+  const [a1, a2, a3, b1, c1] = [first.get('ns/a')!, obj('a', '2'), obj('a', '3'), first.get('ns/b')!, obj('c', '1')];
+  const changes: Change[] = [
+    { type: 'update', key: 'ns/a', oldObject: a1, object: a2, isResync: false },
+    { type: 'add', key: 'ns/c', object: c1, isInInitialList: false },
+    { type: 'update', key: 'ns/a', oldObject: a2, object: a3, isResync: false },
+    { type: 'delete', key: 'ns/b', object: b1, finalStateUnknown: false },
+    { type: 'delete', key: 'ns/c', object: c1, finalStateUnknown: false },
+  ];
+  const batch = first.put('ns/a', a1, a3, [], '3').remove('ns/b', b1, changes, '3');
+  new ChangeSequencer().stamp(batch);
+
+  it('delivers it as a coalescing queue would, to a handler that keeps up', () => {
+    const scheduler = newTestScheduler();
+    const log: string[] = [];
+    scheduler.run(({ hot, expectObservable }) => {
+      expectObservable(hot('-a-b', { a: first, b: batch }).pipe(handle(recordingHandlers(scheduler, log)))).toBe('-s', { s: synced });
+    });
+    expect(log.slice(3)).toEqual(['update a 1→3 t=3', 'delete b@1 t=3']);
   });
 });
 

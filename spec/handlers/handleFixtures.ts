@@ -4,6 +4,8 @@ import type { Delta } from '../../lib/reflector/delta';
 import { indexer } from '../../lib/operators/indexer';
 import type { ResourceHandlers } from '../../lib/handlers/handle';
 import { Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
+import { ChangeSequencer } from '../../lib/store/changeSequence';
+import type { IndexedSnapshot } from '../../lib/store/indexedSnapshot';
 import type { KubeObject } from '../../lib/store/object';
 import type { Snapshot } from '../../lib/store/snapshot';
 
@@ -25,6 +27,31 @@ export function snapshotsOf(deltas: readonly Delta[]): Snapshot[] {
   const snapshots: Snapshot[] = [];
   from(deltas).pipe(indexer()).subscribe((snapshot) => snapshots.push(snapshot));
   return snapshots;
+}
+
+/**
+ * The same stream with runs of consecutive snapshots after the first folded into one (a batch):
+ * the last one's objects, carrying every change of the run in order, so that a key may change
+ * several times in one snapshot. `sizes` gives the runs' lengths in turn (1: left as it is). The
+ * stream is numbered again, as one indexer would number it.
+ */
+export function batched(snapshots: readonly Snapshot[], sizes: readonly number[]): Snapshot[] {
+  const result: Snapshot[] = [snapshots[0]!];
+  for (let at = 1, run = 0; at < snapshots.length; run++) {
+    const group = snapshots.slice(at, at + Math.max(1, sizes.length === 0 ? 1 : sizes[run % sizes.length]!));
+    at += group.length;
+    const last = group.at(-1) as IndexedSnapshot<KubeObject>;
+    if (group.length === 1) {
+      result.push(last);
+      continue;
+    }
+    const builder = last.builder();
+    last.forEach((object, key) => builder.put(key, object));
+    result.push(builder.finish(last.resourceVersion, group.flatMap((snapshot) => snapshot.changes)));
+  }
+  const sequencer = new ChangeSequencer();
+  for (const snapshot of result) sequencer.stamp(snapshot as IndexedSnapshot<KubeObject>);
+  return result;
 }
 
 export function newTestScheduler(): TestScheduler {
@@ -90,5 +117,40 @@ export class ManualScheduler implements SchedulerLike {
     for (const entry of batch) if (!entry.cancelled) entry.work();
     this.clock += 1;
     return batch.length;
+  }
+}
+
+/**
+ * A handler that replays what it is called with onto a map of its own, checking each call
+ * against what it has seen: an add of a key it does not hold, an update whose old object is the
+ * one it holds, a delete of a key it holds. `violations` lists the calls that broke a rule.
+ */
+export class ReplayingHandler {
+  readonly objects = new Map<string, KubeObject>();
+  readonly violations: string[] = [];
+  readonly calls: string[] = [];
+
+  readonly handlers: ResourceHandlers = {
+    onAdd: (object, { key }) => {
+      this.calls.push(`add ${key}@${object.metadata.resourceVersion}`);
+      if (this.objects.has(key)) this.violations.push(`add of held ${key}`);
+      this.objects.set(key, object);
+    },
+    onUpdate: (oldObject, object, { key, isResync }) => {
+      this.calls.push(`update ${key} ${oldObject.metadata.resourceVersion}→${object.metadata.resourceVersion}${isResync ? ' resync' : ''}`);
+      if (this.objects.get(key) !== oldObject) this.violations.push(`update of ${key} from a state it did not hold`);
+      this.objects.set(key, object);
+    },
+    onDelete: (object, { key }) => {
+      this.calls.push(`delete ${key}@${object.metadata.resourceVersion}`);
+      if (!this.objects.delete(key)) this.violations.push(`delete of absent ${key}`);
+    },
+  };
+
+  /** True when the map holds exactly the snapshot's objects (the same instances). */
+  holds(snapshot: Snapshot): boolean {
+    if (this.objects.size !== snapshot.size) return false;
+    for (const [key, object] of this.objects) if (snapshot.get(key) !== object) return false;
+    return true;
   }
 }

@@ -68,6 +68,25 @@ describe('kubeListerWatcher', () => {
     expect((watched.error as ProtocolError).message).not.toContain(secretValue);
   });
 
+  it('asks for gzip on lists and watches, unless compression is off', async () => {
+    for (const compression of [undefined, false]) {
+      const lw = kubeListerWatcher(kubeConfigFor({ server: server.url }), pods, {}, { compression });
+      await collect(lw.list({}));
+      await collect(lw.watch({ resourceVersion: '7' }));
+    }
+    expect(server.requests.map((r) => r.headers['accept-encoding'])).toEqual(['gzip', 'gzip', undefined, undefined]);
+  });
+
+  it('passes incremental decoding to its lists', async () => {
+    const items = Array.from({ length: 30 }, (_, i) => ({ metadata: { name: `p-${i}`, namespace: 'default' } }));
+    await server.close();
+    server = await startServer((_req, res) => sendJson(res, 200, { kind: 'PodList', metadata: { resourceVersion: '7' }, items }));
+    const lw = kubeListerWatcher(kubeConfigFor({ server: server.url }), pods, {}, { incrementalDecoding: { afterChars: 100, batchChars: 200 } });
+    const listed = await collect(lw.list({}));
+    expect(listed.values.length).toBeGreaterThan(3);
+    expect(listed.values.flatMap((page) => page.items.map((item) => item.metadata.name))).toEqual(items.map((item) => item.metadata.name));
+  });
+
   it('is cold: nothing is requested until a subscription', async () => {
     const lw = kubeListerWatcher(kubeConfigFor({ server: server.url }), pods);
     lw.list({});

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import * as zlib from 'node:zlib';
 import { NetworkError, ProtocolError, StatusError } from '../../lib/sources/errors';
 import { list$ } from '../../lib/sources/list';
 import type { ListPage } from '../../lib/sources/listerWatcher';
@@ -268,6 +269,12 @@ describe('list$', () => {
     expect((result.error as ProtocolError).problem).toBe(problem);
   });
 
+  it('says a JSON array is not a list object with items', async () => {
+    server = await startServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('[{"metadata":{"name":"x"}}]'));
+    const result = await collect(list$(kubeConfigFor({ server: server.url }), pods));
+    expect((result.error as ProtocolError).message).toBe('the list of /api/v1/pods answered a JSON array, not a list object with items');
+  });
+
   it('accepts null items as an empty list', async () => {
     server = await startServer((_req, res) => sendJson(res, 200, { kind: 'PodList', metadata: { resourceVersion: '9' }, items: null }));
     const result = await collect(list$(kubeConfigFor({ server: server.url }), pods));
@@ -295,6 +302,116 @@ describe('list$', () => {
     subscription.unsubscribe();
     await second.closed;
     expect(pages).toHaveLength(1);
+  });
+});
+
+describe('list$ of a response decoded as it arrives', () => {
+  let server: TestServer;
+  afterEach(async () => {
+    await server?.close();
+  });
+
+  const names = (prefix: string, count: number): string[] => Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
+  const itemsText = (items: readonly string[]): string => items.map((name) => JSON.stringify(listedPod(name))).join(',');
+  const small = { afterChars: 1000, batchChars: 500 };
+
+  it('emits a long response as several pages as it arrives, each with the list’s resourceVersion, last only on the final one', async () => {
+    const items = names('p', 60);
+    let release: () => void = () => undefined;
+    server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"42"},"items":[${itemsText(items.slice(0, 40))},`);
+      release = () => res.end(`${itemsText(items.slice(40))}]}`);
+    });
+    const pages: ListPage[] = [];
+    let completed = false;
+    const done = new Promise<void>((resolve) =>
+      list$(kubeConfigFor({ server: server.url }), pods, { limit: 0, incrementalDecoding: small }).subscribe({
+        next: (page) => pages.push(page),
+        complete: () => {
+          completed = true;
+          resolve();
+        },
+      }),
+    );
+    for (let wait = 0; wait < 200 && pages.length < 2; wait++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(pages.length).toBeGreaterThanOrEqual(2);
+    expect(completed).toBe(false);
+    release();
+    await done;
+    expect(pages.flatMap((page) => page.items.map((item) => item.metadata.name))).toEqual(items);
+    expect(pages.every((page) => page.resourceVersion === '42')).toBe(true);
+    expect(pages.map((page) => page.last)).toEqual([...pages.slice(1).map(() => false), true]);
+    expect(pages.map((page) => page.itemsSoFar)).toEqual(pages.map((_, i) => pages.slice(0, i + 1).reduce((sum, page) => sum + page.items.length, 0)));
+    expect(pages[0]?.items[0]).toMatchObject({ kind: 'Pod', apiVersion: 'v1' });
+  });
+
+  it('emits a long page read ahead only after every page before it, holding it paused meanwhile', async () => {
+    const first = names('a', 40);
+    const second = names('b', 40);
+    let endFirst: () => void = () => undefined;
+    server = await startServer((_req, res, seen) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (seen.query.get('continue') === null) {
+        res.write(`{"kind":"PodList","metadata":{"resourceVersion":"5","continue":"t1"},"items":[${itemsText(first.slice(0, 20))},`);
+        endFirst = () => res.end(`${itemsText(first.slice(20))}]}`);
+      } else {
+        res.end(`{"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[${itemsText(second)}]}`);
+      }
+    });
+    const emitted: string[] = [];
+    const done = collect(list$(kubeConfigFor({ server: server.url }), pods, { incrementalDecoding: small }));
+    const subscriptionSeen = server.request(1);
+    await subscriptionSeen;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    endFirst();
+    const result = await done;
+    for (const page of result.values) emitted.push(...page.items.map((item) => item.metadata.name));
+    expect(result.completed).toBe(true);
+    expect(emitted).toEqual([...first, ...second]);
+    expect(result.values.filter((page) => page.last)).toHaveLength(1);
+  });
+
+  it('holds the items of a long response whose metadata comes after them, and emits them with its resourceVersion', async () => {
+    const items = names('p', 30);
+    server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"items":[${itemsText(items)}],"kind":"PodList","metadata":{"resourceVersion":"9"}}`);
+    });
+    const result = await collect(list$(kubeConfigFor({ server: server.url }), pods, { limit: 0, incrementalDecoding: small }));
+    expect(result.values).toHaveLength(1);
+    expect(result.values[0]).toMatchObject({ resourceVersion: '9', last: true, itemsSoFar: 30 });
+    expect(result.values[0]?.items.map((item) => item.metadata.name)).toEqual(items);
+  });
+
+  it.each([
+    ['a head naming a kind that is not a list', `{"kind":"Status","metadata":{},"items":[${itemsText(names('p', 30))}]}`, 'not-a-list'],
+    ['an item without a name', `{"kind":"PodList","metadata":{"resourceVersion":"1"},"items":[${itemsText(names('p', 20))},{"metadata":{}},${itemsText(names('q', 20))}]}`, 'missing-metadata'],
+    ['text that stops being JSON', `{"kind":"PodList","metadata":{"resourceVersion":"1"},"items":[${itemsText(names('p', 20))} x ${itemsText(names('q', 20))}]}`, 'non-json-body'],
+  ])('fails a long response with ProtocolError for %s', async (_name, body, problem) => {
+    server = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+    const result = await collect(list$(kubeConfigFor({ server: server.url }), pods, { limit: 0, incrementalDecoding: small }));
+    expect(result.error).toBeInstanceOf(ProtocolError);
+    expect((result.error as ProtocolError).problem).toBe(problem);
+  });
+
+  it('asks for gzip and decodes a compressed list; with compression off it does not ask', async () => {
+    const items = names('p', 50);
+    server = await startServer((req, res) => {
+      const body = `{"kind":"PodList","metadata":{"resourceVersion":"3"},"items":[${itemsText(items)}]}`;
+      if (req.headers['accept-encoding'] === 'gzip') res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(zlib.gzipSync(body));
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    });
+    const kubeConfig = kubeConfigFor({ server: server.url });
+    for (const options of [{ incrementalDecoding: small }, {}, { compression: false }]) {
+      const result = await collect(list$(kubeConfig, pods, { limit: 0, ...options }));
+      expect(result.values.flatMap((page) => page.items.map((item) => item.metadata.name))).toEqual(items);
+    }
+    expect(server.requests.map((seen) => seen.headers['accept-encoding'])).toEqual(['gzip', 'gzip', undefined]);
+  });
+
+  it('refuses incremental settings that cannot work, at call time', () => {
+    expect(() => list$(kubeConfigFor({ server: 'http://127.0.0.1:1' }), pods, { incrementalDecoding: { batchChars: 0 } })).toThrow(RangeError);
   });
 });
 

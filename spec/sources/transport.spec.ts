@@ -1,10 +1,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as zlib from 'node:zlib';
 import type { TLSSocket } from 'node:tls';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError, NetworkError, ProtocolError, type InformerError } from '../../lib/sources/errors';
-import { inContext, kubeRequest, readBody, readText } from '../../lib/sources/transport';
+import { inContext, kubeRequest, readBody, readText, responseBody, toReadError } from '../../lib/sources/transport';
 import { testCertificates } from '../../lib/testing/tls';
 import { kubeConfigFor, sendJson, startProxy, startServer, tokenForTests, type TestServer } from './support';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -264,6 +265,109 @@ describe('kubeRequest', () => {
   });
 });
 
+describe('compression', () => {
+  let server: TestServer;
+  afterEach(async () => {
+    await server?.close();
+  });
+
+  const open = async (write: (res: ServerResponse) => void, compression?: boolean): Promise<IncomingMessage> => {
+    server = await startServer((_req, res) => write(res));
+    return kubeRequest(kubeConfigFor({ server: server.url }), { path: '/api/v1/pods', query: '', signal: new AbortController().signal, compression });
+  };
+  const readAll = (body: NodeJS.ReadableStream): Promise<string> =>
+    new Promise((resolve, reject) => {
+      let text = '';
+      body.setEncoding('utf8');
+      body.on('data', (chunk: string) => (text += chunk));
+      body.on('end', () => resolve(text));
+      body.on('error', reject);
+    });
+
+  it('asks for gzip by default, as client-go does, and not when compression is off', async () => {
+    const response = await open((res) => sendJson(res, 200, {}));
+    await readBody(response, '/api/v1/pods');
+    const off = await kubeRequest(kubeConfigFor({ server: server.url }), { path: '/api/v1/pods', query: '', signal: new AbortController().signal, compression: false });
+    await readBody(off, '/api/v1/pods');
+    expect(server.requests.map((seen) => seen.headers['accept-encoding'])).toEqual(['gzip', undefined]);
+  });
+
+  it('decompresses a gzip body as it arrives: what one flush holds is readable before the rest is sent', async () => {
+    let sendRest: () => void = () => undefined;
+    const response = await open((res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      const gzip = zlib.createGzip();
+      gzip.pipe(res);
+      gzip.write('{"first":1,');
+      gzip.flush(zlib.constants.Z_SYNC_FLUSH);
+      sendRest = () => gzip.end('"second":2}');
+    });
+    const body = responseBody(response, '/api/v1/pods');
+    body.setEncoding('utf8');
+    const first = await new Promise<string>((resolve) => body.once('data', resolve));
+    expect(first).toBe('{"first":1,');
+    const rest = readAll(body);
+    sendRest();
+    expect(await rest).toBe('"second":2}');
+  });
+
+  it('decodes a body of several gzip members, as the API server writes a compressed watch (one member per flush)', async () => {
+    const response = await open((res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.write(zlib.gzipSync('{"type":"ADDED"}\n'));
+      res.end(zlib.gzipSync('{"type":"BOOKMARK"}\n'));
+    });
+    expect(await readAll(responseBody(response, '/api/v1/pods'))).toBe('{"type":"ADDED"}\n{"type":"BOOKMARK"}\n');
+  });
+
+  it('passes the body through when the server ignores the request (no Content-Encoding, or identity)', async () => {
+    const plain = await open((res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"a":1}'));
+    expect(await readAll(responseBody(plain, '/api/v1/pods'))).toBe('{"a":1}');
+    await server.close();
+    const identity = await open((res) => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'identity' }).end('{"b":2}'));
+    expect(await readAll(responseBody(identity, '/api/v1/pods'))).toBe('{"b":2}');
+  });
+
+  it.each([
+    ['corrupt gzip', (res: ServerResponse) => res.end(Buffer.from('this is not gzip'))],
+    ['gzip cut short', (res: ServerResponse) => res.end(zlib.gzipSync('{"items":[]}').subarray(0, 12))],
+  ])('fails with ProtocolError non-json-body for %s', async (_name, write) => {
+    const response = await open((res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      write(res);
+    });
+    const error = await failure(readAll(responseBody(response, '/api/v1/pods')).catch((e: unknown) => Promise.reject(toReadError(e, '/api/v1/pods'))));
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).problem).toBe('non-json-body');
+    expect(error.message).toContain('gzip');
+  });
+
+  it('fails with a NetworkError when the connection breaks inside a gzip body', async () => {
+    const response = await open((res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.write(zlib.gzipSync('{"items":[').subarray(0, 15));
+      setTimeout(() => res.destroy(), 20);
+    });
+    const error = await failure(readAll(responseBody(response, '/api/v1/pods')).catch((e: unknown) => Promise.reject(toReadError(e, '/api/v1/pods'))));
+    expect(error).toBeInstanceOf(NetworkError);
+  });
+
+  it('fails with ProtocolError for an encoding it was not asked for and cannot undo', async () => {
+    const response = await open((res) => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'br' }).end('xx'));
+    expect(() => responseBody(response, '/api/v1/pods')).toThrow(ProtocolError);
+    expect(response.destroyed).toBe(true);
+  });
+
+  it('decodes a gzip error body, and reads one in an unknown encoding as it is', async () => {
+    const status = { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403 };
+    const gzip = await open((res) => res.writeHead(403, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(zlib.gzipSync(JSON.stringify(status))));
+    expect(JSON.parse((await readBody(gzip, '/api/v1/pods')).toString())).toEqual(status);
+    await server.close();
+    const odd = await open((res) => res.writeHead(500, { 'content-encoding': 'br' }).end('oops'));
+    expect((await readBody(odd, '/api/v1/pods')).toString()).toBe('oops');
+  });
+});
+
 describe('readText', () => {
   let server: TestServer;
   afterEach(async () => {
@@ -283,7 +387,7 @@ describe('readText', () => {
       res.write(bytes.subarray(0, split));
       setTimeout(() => res.end(bytes.subarray(split)), 20);
     });
-    expect(await readText(response, '/api/v1/pods')).toBe('{"name":"café ☸"}');
+    expect(await readText(response, '/api/v1/pods', 1000)).toBe('{"name":"café ☸"}');
   });
 
   it('fails with ProtocolError body-too-large past maxChars and drops the connection', async () => {
@@ -304,7 +408,12 @@ describe('readText', () => {
       res.write('{"items":[');
       setTimeout(() => res.destroy(), 20);
     });
-    const error = await failure(readText(response, '/api/v1/pods'));
+    const error = await failure(readText(response, '/api/v1/pods', 1000));
     expect(error).toBeInstanceOf(NetworkError);
+  });
+
+  it('decompresses a gzip body', async () => {
+    const response = await open((res) => res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(zlib.gzipSync('{"kind":"Lease"}')));
+    expect(await readText(response, '/api/v1/pods', 1000)).toBe('{"kind":"Lease"}');
   });
 });

@@ -166,22 +166,24 @@ describe('bodies', () => {
     );
   });
 
-  it('answers 415 for JSON Patch and 400 for a malformed merge patch', async () => {
-    const jsonPatch = { 'Content-Type': 'application/json-patch+json' };
-    expectStatus(await call(server, 'PATCH', '/api/v1/namespaces/ns/pods/a', { body: '[]', headers: jsonPatch }), 415, 'UnsupportedMediaType');
+  it('answers 400 for a malformed merge patch (more in patch.spec.ts)', async () => {
     const merge = { 'Content-Type': 'application/merge-patch+json' };
-    expectStatus(await call(server, 'PATCH', '/api/v1/namespaces/ns/pods/a', { body: '{"metadata":', headers: merge }), 400, 'BadRequest', /^error decoding patch/);
+    expectStatus(await call(server, 'PATCH', '/api/v1/namespaces/ns/pods/a', { body: '{"metadata":', headers: merge }), 400, 'BadRequest', /^invalid JSON patch$/);
     expectStatus(await call(server, 'PATCH', '/api/v1/namespaces/ns/pods/a', { body: '[1]', headers: merge }), 400, 'BadRequest');
     expectStatus(await call(server, 'PATCH', '/api/v1/namespaces/ns/pods/a', { body: { metadata: { name: 'z' } }, headers: merge }), 400, 'BadRequest');
     expectStatus(await call(server, 'PATCH', '/api/v1/namespaces/ns/pods/zz', { body: {}, headers: merge }), 404, 'NotFound');
   });
 
-  it('answers 415 for a protobuf body', async () => {
-    const reply = await call(server, 'POST', '/api/v1/namespaces/ns/pods', {
+  it('answers 415 to a protobuf body, saying how to send JSON instead (kubectl create -f FILE.json, or a generator piped as JSON)', async () => {
+    const reply = await call(server, 'POST', '/api/v1/namespaces/ns/configmaps', {
       body: 'k8s\u0000binary',
       headers: { 'Content-Type': 'application/vnd.kubernetes.protobuf' },
     });
-    expectStatus(reply, 415, 'UnsupportedMediaType');
+    expectStatus(reply, 415, 'UnsupportedMediaType', /^the body of the request was in an unknown format - accepted media types include: application\/json \(the loopback API server reads JSON only, not application\/vnd\.kubernetes\.protobuf; /);
+    expect(reply.json.message).toContain('kubectl create -f FILE.json --validate=false');
+    expect(reply.json.message).toContain('--dry-run=client -o json | kubectl create -f - --validate=false');
+    const yaml = await call(server, 'PUT', '/api/v1/namespaces/ns/pods/a', { body: 'metadata: {name: a}', headers: { 'Content-Type': 'application/yaml' } });
+    expectStatus(yaml, 415, 'UnsupportedMediaType', /^the body of the request was in an unknown format - accepted media types include: application\/json \(the loopback API server reads JSON only, not application\/yaml\)$/);
   });
 
   it('answers 409 AlreadyExists to a duplicate POST', async () => {

@@ -152,7 +152,7 @@ describe('objects over HTTP', () => {
     expect((await get(server, '/apis/acme.io/v2/gadgets')).json.items[0].kind).toBe('Gadget');
   });
 
-  it('applies merge and strategic-merge patches (null deletes, lists replace), with resourceVersion preconditions', async () => {
+  it('applies merge and strategic-merge patches (null deletes), with resourceVersion preconditions', async () => {
     const created = server.store.create(pods, { metadata: { name: 'p', namespace: 'ns', labels: { a: '1', b: '2' } }, spec: { nodeName: 'n1', containers: [] } });
     const patched = await call(server, 'PATCH', '/api/v1/namespaces/ns/pods/p', {
       body: { metadata: { labels: { a: null, c: '3' } }, spec: { containers: [{ name: 'x' }] } },

@@ -1,96 +1,19 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { deployments, pods, type Deployment } from '../../lib/resources/builtins';
 import { createChurn, makePod, seededRandom } from '../../lib/testing/churn';
 import { widgets, type Widget } from '../../lib/testing/builtinResources';
-import { startApiServer, type ApiServer, type ApiServerOptions } from '../../lib/testing/server';
+import type { ApiServer } from '../../lib/testing/server';
 import { SERVER_VERSIONS } from '../../lib/testing/serverVersion';
+import { describeWithKubectl, kubectl as runKubectl, printed, rows, spawnKubectl, startKubectlCluster as startCluster, type Result } from './kubectlRunner';
+import { stopCluster, waitForWatch, type Cluster } from './realClients';
 
 /**
  * The real kubectl against the loopback API server: discovery, get (one namespace, all, chunked,
- * by label, built-in, apps/v1 and custom resources), get -w, create -f and delete. Every command
- * gets a fresh --cache-dir so discovery is really asked of the server each time.
+ * by label, built-in, apps/v1 and custom resources), get -w, create -f and delete.
  */
 
-function onPath(command: string): string | undefined {
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const candidate = join(dir, command);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
-}
-
-const kubectlPath = onPath('kubectl');
-if (kubectlPath === undefined) console.warn('kubectl not found on PATH: kubectl suite not run');
-/** Without kubectl every test is reported as skipped (never as passed), after the warning above. */
-const describeWithKubectl = kubectlPath === undefined ? describe.skip : describe;
-
-interface Result {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-interface Cluster {
-  readonly server: ApiServer;
-  readonly dir: string;
-  readonly kubeconfig: string;
-}
-
-async function startCluster(options: ApiServerOptions): Promise<Cluster> {
-  const server = await startApiServer(options);
-  const dir = mkdtempSync(join(tmpdir(), 'rx-informer-kubectl-'));
-  const kubeconfig = join(dir, 'kubeconfig.json');
-  writeFileSync(kubeconfig, server.kubeConfig.exportConfig(), { mode: 0o600 });
-  return { server, dir, kubeconfig };
-}
-
-async function stopCluster(cluster: Cluster | undefined): Promise<void> {
-  if (cluster === undefined) return;
-  await cluster.server.close();
-  rmSync(cluster.dir, { recursive: true, force: true });
-}
-
-function spawnKubectl(cluster: Cluster, args: readonly string[]): ChildProcessWithoutNullStreams {
-  const cacheDir = mkdtempSync(join(cluster.dir, 'cache-'));
-  return spawn(kubectlPath ?? 'kubectl', ['--kubeconfig', cluster.kubeconfig, '--cache-dir', cacheDir, ...args], {
-    env: { ...process.env, KUBECONFIG: cluster.kubeconfig },
-  });
-}
-
-function kubectl(cluster: Cluster, ...args: string[]): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawnKubectl(cluster, args);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** The first column of every row under the header (NAME, or NAMESPACE with -A). */
-function rows(output: string): string[][] {
-  return output
-    .trim()
-    .split('\n')
-    .slice(1)
-    .filter((line) => line.trim() !== '')
-    .map((line) => line.trim().split(/\s+/));
-}
+const kubectl = (cluster: Cluster, ...args: string[]): Promise<Result> => runKubectl(cluster, args);
 
 function podNames(server: ApiServer, namespace?: string, where: (labels: Readonly<Record<string, string>>) => boolean = () => true): string[] {
   return server.store
@@ -119,13 +42,21 @@ describeWithKubectl('kubectl against the loopback API server (http, no token)', 
     expect(result.stdout).toMatch(/Client Version: v1\.\d+/);
   });
 
-  it('get pods -n NS discovers the API and lists exactly that namespace', async () => {
+  it('get pods -n NS discovers the API and lists exactly that namespace, with the pod columns the server prints', async () => {
     server.requests.clear();
     const result = await run('get', 'pods', '-n', 'ns-0');
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout.split('\n')[0]).toMatch(/^NAME\s+AGE/);
-    expect(rows(result.stdout).map((row) => row[0]).sort()).toEqual(podNames(server, 'ns-0'));
+    const table = printed(result.stdout);
+    expect(table.columns).toEqual(['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE']);
+    expect(table.rows.map((row) => row['NAME']).sort()).toEqual(podNames(server, 'ns-0'));
+    // Generated pods run (1/1 Running) or wait for their container (0/1 ContainerCreating).
+    for (const row of table.rows) {
+      const running = server.store.get(pods, 'ns-0', row['NAME']!)?.status?.phase === 'Running';
+      expect([row['READY'], row['STATUS'], row['RESTARTS']]).toEqual(running ? ['1/1', 'Running', '0'] : ['0/1', 'ContainerCreating', '0']);
+      expect(row['AGE']).toMatch(/^\d+s$/);
+    }
+    expect(server.requests.entries.find((e) => e.verb === 'list')?.query).toMatchObject({ limit: '500' });
     // A fresh cache dir means real discovery against the server, then one namespaced list.
     const verbs = server.requests.entries.map((entry) => entry.verb);
     expect(verbs).toContain('discovery');
@@ -135,22 +66,33 @@ describeWithKubectl('kubectl against the loopback API server (http, no token)', 
   it('get pods -A lists every namespace, with a NAMESPACE column', async () => {
     const result = await run('get', 'pods', '-A');
     expect(result.code).toBe(0);
-    expect(result.stdout.split('\n')[0]).toMatch(/^NAMESPACE\s+NAME\s+AGE/);
+    expect(printed(result.stdout).columns).toEqual(['NAMESPACE', 'NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE']);
     const listed = rows(result.stdout);
     expect(listed.map((row) => `${row[0]}/${row[1]}`).sort()).toEqual(server.store.list(pods).map((pod) => `${pod.metadata.namespace}/${pod.metadata.name}`).sort());
     expect(new Set(listed.map((row) => row[0]))).toEqual(new Set(['ns-0', 'ns-1']));
   });
 
-  it('get po (short name) and get namespaces work', async () => {
-    const short = await run('get', 'po', '-n', 'ns-1');
-    expect(short.code).toBe(0);
-    expect(rows(short.stdout).map((row) => row[0]).sort()).toEqual(podNames(server, 'ns-1'));
-    const result = await run('get', 'namespaces');
-    expect(result.code).toBe(0);
-    expect(rows(result.stdout).map((row) => row[0])).toEqual(expect.arrayContaining(['ns-0', 'ns-1']));
+  it('get po -o wide (short name) adds IP, NODE, NOMINATED NODE and READINESS GATES', async () => {
+    const wide = await run('get', 'po', '-n', 'ns-1', '-o', 'wide');
+    expect(wide.code).toBe(0);
+    const table = printed(wide.stdout);
+    expect(table.columns).toEqual(['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'IP', 'NODE', 'NOMINATED NODE', 'READINESS GATES']);
+    expect(table.rows.map((row) => row['NAME']).sort()).toEqual(podNames(server, 'ns-1'));
+    for (const row of table.rows) {
+      const pod = server.store.get(pods, 'ns-1', row['NAME']!)!;
+      expect([row['IP'], row['NODE'], row['NOMINATED NODE'], row['READINESS GATES']]).toEqual([pod.status?.podIP, pod.spec?.nodeName, '<none>', '<none>']);
+    }
   });
 
-  it('get deployments (apps/v1) and get widgets (a custom resource) list what the store holds', async () => {
+  it('get namespaces prints NAME STATUS AGE', async () => {
+    const result = await run('get', 'namespaces');
+    expect(result.code).toBe(0);
+    const table = printed(result.stdout);
+    expect(table.columns).toEqual(['NAME', 'STATUS', 'AGE']);
+    expect(table.rows.filter((row) => row['NAME']!.startsWith('ns-')).map((row) => `${row['NAME']} ${row['STATUS']}`)).toEqual(['ns-0 Active', 'ns-1 Active']);
+  });
+
+  it('get deployments (apps/v1) and get widgets (a custom resource) print their columns', async () => {
     const deployment: Deployment = {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
@@ -163,10 +105,15 @@ describeWithKubectl('kubectl against the loopback API server (http, no token)', 
 
     const listedDeployments = await run('get', 'deployments', '-n', 'ns-0');
     expect(listedDeployments.code).toBe(0);
-    expect(rows(listedDeployments.stdout).map((row) => row[0])).toEqual(['shop-api']);
+    const deploymentTable = printed(listedDeployments.stdout);
+    expect(deploymentTable.columns).toEqual(['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE']);
+    expect(deploymentTable.rows).toEqual([{ NAME: 'shop-api', READY: '0/2', 'UP-TO-DATE': '0', AVAILABLE: '0', AGE: expect.stringMatching(/^\d+s$/) }]);
+    const wideDeployments = printed((await run('get', 'deploy', '-n', 'ns-0', '-o', 'wide')).stdout);
+    expect(wideDeployments.rows[0]).toMatchObject({ CONTAINERS: 'api', IMAGES: 'ghcr.io/shop/api:1.0.0', SELECTOR: 'app=api' });
     const listedWidgets = await run('get', 'widgets', '-n', 'ns-1');
     expect(listedWidgets.code).toBe(0);
-    expect(rows(listedWidgets.stdout).map((row) => row[0])).toEqual(['blue-widget']);
+    // A custom resource without printer columns: the API server's NAME and AGE.
+    expect(printed(listedWidgets.stdout)).toEqual({ columns: ['NAME', 'AGE'], rows: [{ NAME: 'blue-widget', AGE: expect.stringMatching(/^\d+s$/) }] });
     const none = await run('get', 'widgets', '-n', 'ns-0');
     expect(none.code).toBe(0);
     expect(none.stderr).toContain('No resources found in ns-0 namespace.');
@@ -217,9 +164,9 @@ describeWithKubectl('kubectl against the loopback API server (http, no token)', 
     try {
       const existing = podNames(server, 'ns-1');
       await seen(existing[existing.length - 1] as string);
-      expect(stdout.split('\n')[0]).toMatch(/^NAME\s+AGE/);
+      expect(stdout.split('\n')[0]).toMatch(/^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/);
       // The watch starts after the list; requests show it, then the store change reaches kubectl.
-      await waitForWatch(server);
+      await waitForWatch(server, 'pods');
       server.store.create(pods, makePod(seededRandom(8), 'ns-1', 'watched-new-pod'));
       await seen('watched-new-pod');
       server.store.delete(pods, 'ns-1', existing[0] as string);
@@ -265,23 +212,6 @@ describeWithKubectl('kubectl against the loopback API server (http, no token)', 
     expect(again.stderr).toContain(`Error from server (NotFound): pods "${victim}" not found`);
   });
 });
-
-/** Resolves once the server has received kubectl's watch request. */
-function waitForWatch(server: ApiServer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const giveUp = setTimeout(() => {
-      clearInterval(poll);
-      reject(new Error('kubectl never opened its watch'));
-    }, 20_000);
-    const poll = setInterval(() => {
-      if (server.requests.entries.some((entry) => entry.verb === 'watch' && entry.resource === 'pods')) {
-        clearInterval(poll);
-        clearTimeout(giveUp);
-        resolve();
-      }
-    }, 20);
-  });
-}
 
 describeWithKubectl('kubectl against the loopback API server over https with a token', () => {
   let cluster: Cluster | undefined;

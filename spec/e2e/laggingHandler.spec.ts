@@ -1,0 +1,74 @@
+import { filter, firstValueFrom, type Subscription } from 'rxjs';
+import { HandlerQueueOverflowError, type HandlerEvent } from '../../lib/handlers/handle';
+import { informer } from '../../lib/informer/informer';
+import { waitForSync } from '../../lib/informer/waitForSync';
+import { pods, type Pod } from '../../lib/resources/builtins';
+import type { Snapshot } from '../../lib/store/snapshot';
+import { startApiServer, type ApiServer } from '../../lib/testing';
+
+const pod = (name: string, phase: 'Pending' | 'Running' = 'Pending'): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name }, status: { phase } });
+
+/**
+ * A handler stuck on a slow reconcile while many pods change and go, over real HTTP: past its
+ * `maxPending` it is told once, and when it is released it catches up to exactly the cache,
+ * every delete included.
+ */
+describe('a handler that falls behind its maxPending', () => {
+  let server: ApiServer;
+  beforeEach(async () => {
+    server = await startApiServer();
+    for (let i = 0; i < 20; i++) server.store.create(pods, pod(`web-${i}`));
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('is told once, then receives every change it missed, deletes included, and ends with the cache', async () => {
+    const podInformer = informer(server.kubeConfig, pods, { namespace: 'default' });
+    let latest: Snapshot<Pod> | undefined;
+    const running: Subscription = podInformer.informer$.subscribe((snapshot) => (latest = snapshot));
+    await waitForSync([podInformer], { timeout: 10_000 });
+
+    const held = new Map<string, Pod>();
+    const deleted: string[] = [];
+    let release: () => void = () => undefined;
+    const stuck = new Promise<void>((resolve) => (release = resolve));
+    let updates = 0;
+    const events: HandlerEvent<Pod>[] = [];
+    const handler = podInformer
+      .handle(
+        {
+          onAdd: (object, { key }) => void held.set(key, object),
+          onUpdate: (_old, object, { key }) => {
+            held.set(key, object);
+            return ++updates === 1 ? stuck : undefined; // the first reconcile hangs
+          },
+          onDelete: (_object, { key }) => {
+            held.delete(key);
+            deleted.push(key);
+          },
+        },
+        { maxPending: 3 },
+      )
+      .subscribe((event) => events.push(event));
+    await firstValueFrom(podInformer.handle({}).pipe(filter((event) => event.type === 'synced')));
+
+    server.store.update(pods, { ...server.store.get(pods, 'default', 'web-0')!, status: { phase: 'Running' } });
+    for (let i = 1; i <= 10; i++) server.store.delete(pods, 'default', `web-${i}`);
+    for (let i = 11; i <= 15; i++) server.store.update(pods, { ...server.store.get(pods, 'default', `web-${i}`)!, status: { phase: 'Running' } });
+    for (let i = 20; i < 25; i++) server.store.create(pods, pod(`web-${i}`));
+    const expectedSize = 20 - 10 + 5;
+    while (latest?.size !== expectedSize || latest.get('default/web-15')?.status?.phase !== 'Running') await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(events.filter((event) => event.type === 'error')).toHaveLength(1);
+    expect(events.find((event) => event.type === 'error')).toMatchObject({ error: expect.any(HandlerQueueOverflowError) });
+
+    release();
+    const cache = latest;
+    const holdsCache = (): boolean => held.size === cache.size && [...held].every(([key, object]) => cache.get(key) === object);
+    for (let waited = 0; !holdsCache() && waited < 5_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(holdsCache()).toBe(true);
+    expect(deleted.sort()).toEqual(Array.from({ length: 10 }, (_, i) => `default/web-${i + 1}`).sort());
+    handler.unsubscribe();
+    running.unsubscribe();
+  });
+});
