@@ -36,8 +36,8 @@ export interface InformerFromOptions<T extends KubeObject = KubeObject> {
   readonly transform?: (object: T) => T;
   /**
    * Deep-freeze cached objects so that mutating one throws. Default false: each new object costs
-   * about half its `JSON.parse` again; an update shared with its cached version freezes only its
-   * changed paths (see `indexer`).
+   * about a quarter of its `JSON.parse` again; an update shared with its cached version freezes
+   * only its changed paths (see `indexer`).
    */
   readonly freeze?: boolean;
   /**

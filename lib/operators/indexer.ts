@@ -1,9 +1,9 @@
-import { freeze } from 'immer';
 import { defer, filter, map, type OperatorFunction } from 'rxjs';
 import type { Delta, ReplaceDelta } from '../reflector/delta';
 import { ProtocolError, RejectedObjectError, type RejectionOutcome } from '../sources/errors';
 import { sameResourceVersion, type AddChange, type Change, type DeleteChange, type UpdateChange } from '../store/change';
 import { ChangeSequencer } from '../store/changeSequence';
+import { deepFreeze } from '../store/deepFreeze';
 import { IndexedSnapshot, type SnapshotBuilder } from '../store/indexedSnapshot';
 import { NAMESPACE_INDEX, namespaceIndex, type IndexFunc } from '../store/indexers';
 import { objectKey } from '../store/keys';
@@ -29,14 +29,13 @@ export interface IndexerConfig<T extends KubeObject = KubeObject> {
    */
   transform?: (object: T) => T;
   /**
-   * Deep-freeze every stored object with immer's `freeze(object, true)`, so an accidental
-   * mutation throws (in strict mode) instead of silently corrupting every snapshot that shares
-   * the object. Default `false`, because a new object costs about as much as parsing it: for a
-   * 4.5 KB pod on Node 22, deep freeze took ~22 µs against ~30 µs for its `JSON.parse` (best of
-   * 15 runs of 10k pods), so it weighs on the initial list and on adds. An update shared with its
+   * Deep-freeze every stored object (plain objects and arrays, with `Object.freeze`), so an
+   * accidental mutation throws (in strict mode) instead of silently corrupting every snapshot that
+   * shares the object. Default `false`, because it weighs on the initial list and on adds: a new
+   * 4.3 KB pod took ~18 µs to freeze against ~71 µs for its `JSON.parse` (immer's `freeze`, used
+   * before, ~37 µs; `bench/micro/freeze.ts`, docs/PERFORMANCE.md). An update shared with its
    * cached version (`shareUnchanged`) freezes only its changed paths, since freezing stops at
-   * subtrees already frozen: ~0–3 µs per update at 1k cached pods, against ~34 µs unshared
-   * (`bench/micro/pipeline.ts`, FREEZE=1). Objects kept across a relist are not frozen twice.
+   * subtrees already frozen: ~1 µs per update. Objects kept across a relist are not frozen twice.
    */
   freeze?: boolean;
   /**
@@ -97,9 +96,9 @@ class IndexerState<T extends KubeObject> {
     this.onRejected = config.onRejected;
     const transform = config.transform;
     const shouldFreeze = config.freeze ?? false;
-    if (transform && shouldFreeze) this.prepare = (object) => freeze(checkTransformed(transform(object)), true);
+    if (transform && shouldFreeze) this.prepare = (object) => deepFreeze(checkTransformed(transform(object)));
     else if (transform) this.prepare = (object) => checkTransformed(transform(object));
-    else if (shouldFreeze) this.prepare = (object) => freeze(object, true);
+    else if (shouldFreeze) this.prepare = deepFreeze;
     else this.prepare = (object) => object;
   }
 

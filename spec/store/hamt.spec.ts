@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { HamtMap, hashString } from '../../lib/store/hamt';
+import { HamtMap, hashString, type TransientHamtMap } from '../../lib/store/hamt';
 
 /** Distinct keys whose 32-bit hashes are equal, found by brute force (birthday bound ~77k). */
 function findCollidingKeys(): [string, string] {
@@ -34,6 +34,11 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 
 describe('HamtMap', () => {
+  it('hashes to signed 32-bit integers, which V8 stores inline in a leaf', () => {
+    fc.assert(fc.property(fc.string(), (key) => Object.is(hashString(key), hashString(key) | 0)));
+    expect(hashString('ns-1/pod-1')).toBe(hashString('ns-1/pod-1'));
+  });
+
   it('found a genuine hash collision to test with', () => {
     expect(collideA).not.toBe(collideB);
     expect(hashString(collideA)).toBe(hashString(collideB));
@@ -130,6 +135,85 @@ describe('HamtMap', () => {
     expect(new Set(map.keys()).size).toBe(5000);
     expect([...map.values()].reduce((a, b) => a + b, 0)).toBe((4999 * 5000) / 2);
     expect([...map].length).toBe(5000);
+  });
+
+  it('iterates in the order forEach visits, for any contents, collisions included', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 300 }), (ops) => {
+        let map = HamtMap.empty<number>();
+        for (const op of ops) map = op.kind === 'set' ? map.set(op.key, op.value) : map.delete(op.key);
+        const visited: [string, number][] = [];
+        map.forEach((value, key) => visited.push([key, value]));
+        expect([...map.entries()]).toEqual(visited);
+        expect([...map.keys()]).toEqual(visited.map(([key]) => key));
+        expect([...map.values()]).toEqual(visited.map(([, value]) => value));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('iterates an empty map, and a map of one entry, and stays done once done', () => {
+    expect([...HamtMap.empty<number>()]).toEqual([]);
+    expect([...HamtMap.empty<number>().set('only', 1).entries()]).toEqual([['only', 1]]);
+    const iterator = HamtMap.empty<number>().set('a', 1).set('b', 2).keys();
+    expect(iterator[Symbol.iterator]()).toBe(iterator);
+    expect([iterator.next().done, iterator.next().done, iterator.next().done, iterator.next().done]).toEqual([false, false, true, true]);
+  });
+
+  describe('size bookkeeping', () => {
+    it('keeps each size exact when transients and persistent maps from one source are written in turn', () => {
+      fc.assert(
+        fc.property(fc.array(opArb, { maxLength: 200 }), fc.array(fc.tuple(fc.nat(2), opArb), { maxLength: 300 }), (before, ops) => {
+          let source = HamtMap.empty<number>();
+          for (const op of before) source = op.kind === 'set' ? source.set(op.key, op.value) : source.delete(op.key);
+          const start = new Map(source.entries());
+          const transients: TransientHamtMap<number>[] = [source.asTransient(), source.asTransient()];
+          let persistent = source;
+          const models = [new Map(start), new Map(start), new Map(start)];
+          for (const [target, op] of ops) {
+            const model = models[target]!;
+            if (target === 2) {
+              persistent = op.kind === 'set' ? persistent.set(op.key, op.value) : persistent.delete(op.key);
+            } else if (op.kind === 'set') {
+              transients[target]!.set(op.key, op.value);
+            } else {
+              expect(transients[target]!.delete(op.key)).toBe(model.has(op.key));
+            }
+            if (op.kind === 'set') model.set(op.key, op.value);
+            else model.delete(op.key);
+            expect([transients[0]!.size, transients[1]!.size, persistent.size]).toEqual(models.map((m) => m.size));
+          }
+          const sealed = transients.map((t) => t.persistent());
+          expect(sealed.map((m) => m.size)).toEqual([models[0]!.size, models[1]!.size]);
+          expect(sealed.map((m) => toRecord(m))).toEqual([sortedMap(models[0]!), sortedMap(models[1]!)]);
+          expect(source.size).toBe(start.size);
+        }),
+        { numRuns: 200 },
+      );
+    });
+
+    it('counts a key pushed beside a collision once, and each colliding key on its own', () => {
+      const map = HamtMap.empty<string>().set(collideA, 'a').set(collideB, 'b');
+      expect(map.size).toBe(2);
+      let grown = map;
+      for (let i = 0; i < 200; i++) grown = grown.set(`n${i}`, 'n');
+      expect(grown.size).toBe(202);
+      expect(grown.set(collideA, 'a2').size).toBe(202);
+      expect(grown.delete(collideB).delete(collideB).size).toBe(201);
+      const transient = map.asTransient();
+      for (let i = 0; i < 200; i++) transient.set(`n${i}`, 'n');
+      expect(transient.size).toBe(202);
+      expect(transient.delete(collideA)).toBe(true);
+      expect(transient.delete(collideA)).toBe(false);
+      expect(transient.persistent().size).toBe(201);
+    });
+
+    it('gives the shared empty map when the last key goes, from a persistent delete or a sealed transient', () => {
+      expect(HamtMap.empty<number>().set('a', 1).delete('a')).toBe(HamtMap.empty());
+      const transient = HamtMap.empty<number>().set('a', 1).asTransient();
+      transient.delete('a');
+      expect(transient.persistent()).toBe(HamtMap.empty());
+    });
   });
 
   describe('transient', () => {

@@ -1,0 +1,64 @@
+/** What changed between two versions of a map (`HamtMap`), found by walking both tries at once. */
+import type { HamtMap } from './hamt';
+import { BITS, Branch, Leaf, MASK, popcount, type Node } from './hamtNodes';
+import { leaves } from './hamtWalk';
+
+/** The trie under a map, for the walk below (TypeScript lets a module read a private field by name). */
+function rootOf<V>(map: HamtMap<V>): Node<V> | undefined {
+  return map['root'];
+}
+
+/** A key whose value differs between two maps, with its value in each (undefined where absent). */
+export type HamtDifference<V> = readonly [key: string, before: V | undefined, after: V | undefined];
+
+/**
+ * The keys whose values differ between `older` and `newer` (compared by identity), lazily, in
+ * the trie's order. Subtrees the two maps share are skipped without a look inside, so two versions
+ * of one map that differ in k keys cost O(k log32 n) however large they are (unrelated maps cost
+ * O(n)); the walk holds one frame per trie level, never a list of the differences.
+ */
+export function* diffHamt<V>(older: HamtMap<V>, newer: HamtMap<V>): Generator<HamtDifference<V>, void, undefined> {
+  yield* diffNodes(rootOf(older), rootOf(newer), 0);
+}
+
+function* diffNodes<V>(a: Node<V> | undefined, b: Node<V> | undefined, shift: number): Generator<HamtDifference<V>, void, undefined> {
+  if (a === b) return;
+  if (a === undefined) {
+    for (const leaf of leaves(b)) yield [leaf.key, undefined, leaf.value];
+    return;
+  }
+  if (b === undefined) {
+    for (const leaf of leaves(a)) yield [leaf.key, leaf.value, undefined];
+    return;
+  }
+  if (a instanceof Branch || b instanceof Branch) {
+    // A leaf or collision facing a branch is compared with the branch's child in its own slot:
+    // both are placed by their hash alone, whatever their depth.
+    const slotsA = slotsOf(a, shift);
+    const slotsB = slotsOf(b, shift);
+    for (let slots = slotsA | slotsB; slots !== 0; slots &= slots - 1) {
+      const bit = slots & -slots;
+      yield* diffNodes(childIn(a, bit, slotsA), childIn(b, bit, slotsB), shift + BITS);
+    }
+    return;
+  }
+  // Leaves and collisions hold a few entries at most: compare them key by key.
+  const before = a instanceof Leaf ? [a] : a.leaves;
+  const after = b instanceof Leaf ? [b] : b.leaves;
+  for (const old of before) {
+    const now = after.find((leaf) => leaf.key === old.key);
+    if (now === undefined) yield [old.key, old.value, undefined];
+    else if (now.value !== old.value) yield [old.key, old.value, now.value];
+  }
+  for (const now of after) if (!before.some((leaf) => leaf.key === now.key)) yield [now.key, undefined, now.value];
+}
+
+/** The slots a node occupies at depth `shift`: a branch's bitmap, or the one slot of a leaf or collision. */
+function slotsOf<V>(node: Node<V>, shift: number): number {
+  return node instanceof Branch ? node.bitmap : 1 << ((node.hash >>> shift) & MASK);
+}
+
+function childIn<V>(node: Node<V>, bit: number, slots: number): Node<V> | undefined {
+  if ((slots & bit) === 0) return undefined;
+  return node instanceof Branch ? node.children[popcount(node.bitmap & (bit - 1))] : node;
+}
