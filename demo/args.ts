@@ -84,6 +84,9 @@ Options:
   --refresh MS          milliseconds between refreshes (default 500)
   --no-tty              print one summary line per refresh instead of redrawing the screen
                         (the default when stdout is not a terminal)
+  --replicas N          instead: N sharded informers (processes) splitting the loopback pods over
+                        a ring of Leases; one is stopped once they settle (demo/replicas.ts has
+                        --stop-after, --duration and --kill)
   --help                show this help
 `;
 

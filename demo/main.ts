@@ -10,6 +10,7 @@ import { dropManagedFields, informer, informerName, type Health, type KubeObject
 import { DemoArgsError, demoUsage, parseDemoArgs, type DemoOptions } from './args';
 import { loadKubeConfig } from './kubeConfig';
 import { startLoopback, type Loopback } from './loopback';
+import { replicasMain } from './replicas';
 import { DemoStats } from './stats';
 import { HIDE_CURSOR, screen, SHOW_CURSOR, summaryLine, terminalFrame, type ViewState } from './view';
 
@@ -142,6 +143,10 @@ async function run(options: DemoOptions): Promise<void> {
 }
 
 function main(argv: readonly string[]): void {
+  if (argv.includes('--replicas') || argv.includes('--child')) {
+    replicasMain(argv);
+    return;
+  }
   let command;
   try {
     command = parseDemoArgs(argv);

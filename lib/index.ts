@@ -6,7 +6,7 @@
 
 // Wiring: informers, the factory, waiting for sync.
 export { informer, informerFrom, informerName } from './informer/informer';
-export type { Informer, InformerOptions, InformerFromOptions } from './informer/informer';
+export type { Informer, InformerOptions, InformerFromOptions, MetadataInformerOptions } from './informer/informer';
 export { informerFactory, IndexerConflictError } from './factory/factory';
 export type {
   InformerFactory,
@@ -14,9 +14,20 @@ export type {
   InformerForOptions,
   GroupVersionResource,
   ListSelectors,
+  MetadataInformerForOptions,
 } from './factory/factory';
 export { waitForSync, SyncTimeoutError, InformerStoppedError } from './informer/waitForSync';
 export type { WaitForSyncOptions, UnsyncedInformer, SyncedSnapshots } from './informer/waitForSync';
+
+// Metadata-only informers.
+export { metadataListerWatcher } from './metadata/metadataListerWatcher';
+export {
+  toPartialObjectMetadata,
+  METADATA_ACCEPT,
+  METADATA_LIST_ACCEPT,
+  PARTIAL_OBJECT_METADATA_API_VERSION,
+} from './metadata/partialObjectMetadata';
+export type { PartialObjectMetadata, MetadataOnlyOptions } from './metadata/partialObjectMetadata';
 
 // Resources.
 export { resourcePath, apiVersionOf, defineResource } from './resources/resource';
@@ -109,3 +120,15 @@ export { dropManagedFields } from './store/transforms';
 export { shareUnchanged } from './store/shareUnchanged';
 export { parseLabelSelector, parseFieldSelector, SelectorSyntaxError } from './store/selector';
 export type { LabelSelector, LabelRequirement, FieldSelector, FieldRequirement } from './store/selector';
+export { shardedInformer, shardedInformerFrom } from './sharding/shardedInformer';
+export type { ShardedInformer, ShardedInformerOptions, ShardSources, ShardFilterMode } from './sharding/shardedInformer';
+export { objectBucket, type ShardKey } from './sharding/shardListerWatcher';
+export { ringMembership, type OwnershipEvent, type ReleaseReason } from './sharding/ringMember';
+export type { RingMemberOptions, RingRef } from './sharding/ringConfig';
+export { RING_LABEL, BUCKETS_ANNOTATION } from './sharding/ringLease';
+export { fnv1a64, hashHex, type Hash64 } from './sharding/fnv1a64';
+export { bucketOf, shardSelectorOf, type ShardField } from './sharding/buckets';
+export { placeBuckets, bucketsOf } from './sharding/placement';
+export { labelShardedInformer, labelShardedInformerFrom } from './sharding/labelShardedInformer';
+export type { LabelShardedInformer, LabelShardedInformerOptions, LabelShardSources } from './sharding/labelShardedInformer';
+export { kubeDrainAcknowledger, shardLabelOf, drainLabelOf, CONTROLLER_RING_LABEL, type DrainAcknowledger } from './sharding/labelShard';

@@ -11,6 +11,7 @@ import type { KubeObject } from '../store/object';
 import type { Snapshot } from '../store/snapshot';
 import { InformerStoppedError, waitForSync, type WaitForSyncOptions } from '../informer/waitForSync';
 import { lazyInformer, type LazyInformer } from './lazyInformer';
+import type { MetadataOnlyOptions, PartialObjectMetadata } from '../metadata/partialObjectMetadata';
 
 export { IndexerConflictError } from './lazyInformer';
 
@@ -63,6 +64,17 @@ export interface InformerForOptions<T extends KubeObject = KubeObject> {
    * the informer first runs; after that, a new index name throws {@link IndexerConflictError}.
    */
   readonly indexers?: Readonly<Record<string, IndexFunc<T>>>;
+  /** Default false. See {@link MetadataInformerForOptions}. */
+  readonly metadataOnly?: false;
+}
+
+/**
+ * Options of a metadata-only `informerFor` (client-go's `metadatainformer` factory's `ForResource`):
+ * a metadata-only informer is shared apart from the whole-object one of the same resource and scope.
+ */
+export interface MetadataInformerForOptions extends Omit<InformerForOptions<PartialObjectMetadata>, 'metadataOnly'> {
+  /** `true`, or what to keep of each object's metadata: see `MetadataInformerOptions`. */
+  readonly metadataOnly: true | MetadataOnlyOptions;
 }
 
 /** Makes and shares informers; see {@link informerFactory}. */
@@ -75,6 +87,8 @@ export interface InformerFactory {
    * @throws ConfigError at once for a label or field selector that does not parse.
    */
   informerFor<T extends KubeObject>(resource: Resource<T>, options?: InformerForOptions<T>): Informer<T>;
+  /** The shared metadata-only informer for a resource (see `MetadataInformerOptions`). */
+  informerFor(resource: Resource<KubeObject> | GroupVersionResource, options: MetadataInformerForOptions): Informer<PartialObjectMetadata>;
   /** The shared informer for a resource named by group, version and plural, typed as `KubeObject`. */
   informerFor(resource: GroupVersionResource, options?: InformerForOptions): Informer<KubeObject>;
   /**
@@ -166,25 +180,28 @@ export function informerFactory(kubeConfig: KubeConfig, options: InformerFactory
     });
   };
 
-  function informerFor(resource: Resource<KubeObject> | GroupVersionResource, forOptions: InformerForOptions = {}): Informer<KubeObject> {
+  function informerFor(resource: Resource<KubeObject> | GroupVersionResource, forOptions: InformerForOptions | MetadataInformerForOptions = {}): Informer<KubeObject> {
     const descriptor = toResource(resource);
     const namespace = descriptor.namespaced ? (forOptions.namespace ?? options.namespace ?? '') : '';
     const requested: ListSelectors = { labelSelector: forOptions.labelSelector, fieldSelector: forOptions.fieldSelector };
     const selectors = options.tweakListOptions ? options.tweakListOptions(requested) : requested;
-    const key = JSON.stringify([descriptor.group, descriptor.version, descriptor.plural, namespace, selectors.labelSelector ?? '', selectors.fieldSelector ?? '']);
+    const metadataOnly = forOptions.metadataOnly ?? false;
+    const key = JSON.stringify([descriptor.group, descriptor.version, descriptor.plural, namespace, selectors.labelSelector ?? '', selectors.fieldSelector ?? '', metadataOnly]);
     let entry = entries.get(key);
     if (entry === undefined) {
       const scope = { namespace, ...selectors };
-      const name = informerName(descriptor, scope);
+      const name = metadataOnly === false ? informerName(descriptor, scope) : `${informerName(descriptor, scope)} (metadata)`;
       checkInformerConfig(kubeConfig, name, selectors);
       const { tweakListOptions: _tweak, ...informerOptions } = options;
-      const build = (indexers: Readonly<Record<string, IndexFunc<KubeObject>>>): Informer<KubeObject> =>
-        informer(kubeConfig, descriptor, { ...informerOptions, ...scope, name, namespace: namespace || undefined, indexers });
+      const build = (indexers: Readonly<Record<string, IndexFunc<KubeObject>>>): Informer<KubeObject> => {
+        const buildOptions = { ...informerOptions, ...scope, name, namespace: namespace || undefined, indexers };
+        return metadataOnly === false ? informer(kubeConfig, descriptor, buildOptions) : informer(kubeConfig, descriptor, { ...buildOptions, metadataOnly });
+      };
       entry = { lazy: lazyInformer(name, build, gate, scheduler), running: undefined, failure: undefined };
       entries.set(key, entry);
       if (started$.value) run(entry);
     }
-    entry.lazy.addIndexers(forOptions.indexers ?? {});
+    entry.lazy.addIndexers((forOptions.indexers ?? {}) as Readonly<Record<string, IndexFunc<KubeObject>>>);
     return entry.lazy.informer;
   }
 

@@ -7,7 +7,7 @@ import { MAX_TIMER_MS } from '../reflector/backoff';
 import type { BackoffConfig } from '../reflector/backoff';
 import { handle, type HandleOptions, type HandlerEvent, type ResourceHandlers } from '../handlers/handle';
 import { indexer } from '../operators/indexer';
-import { reflect } from '../reflector/reflect';
+import { reflect, type ReflectConfig } from '../reflector/reflect';
 import type { Resource } from '../resources/resource';
 import type { RejectedObjectError } from '../sources/errors';
 import { kubeListerWatcher } from '../sources/kubeListerWatcher';
@@ -21,6 +21,8 @@ import { checkInformerConfig } from './checkInformerConfig';
 import { InformerHealthTracker } from './informerHealth';
 import { informerMetricEvents, type InformerMetricEvent } from '../metrics/informerMetrics';
 import type { RequestEvent } from '../reflector/requestEvent';
+import { metadataListerWatcher } from '../metadata/metadataListerWatcher';
+import type { MetadataOnlyOptions, PartialObjectMetadata } from '../metadata/partialObjectMetadata';
 
 /** Options of {@link informerFrom}: everything but where the objects come from. All optional. */
 export interface InformerFromOptions<T extends KubeObject = KubeObject> {
@@ -116,6 +118,25 @@ export interface InformerOptions<T extends KubeObject = KubeObject> extends Info
    * that way too, for shorter stalls.
    */
   readonly incrementalDecoding?: IncrementalDecoding;
+  /**
+   * Default false: cache whole objects. Set it (to `true`, or to what to keep of the metadata) to
+   * cache objects' metadata only: see {@link MetadataInformerOptions}.
+   */
+  readonly metadataOnly?: false;
+}
+
+/**
+ * Options of a metadata-only {@link informer}: `metadataOnly` set, and everything else typed for
+ * the {@link PartialObjectMetadata} the cache holds (index functions, transform).
+ */
+export interface MetadataInformerOptions extends Omit<InformerOptions<PartialObjectMetadata>, 'metadataOnly'> {
+  /**
+   * Ask for and cache objects' metadata only (`PartialObjectMetadata`, see `metadataListerWatcher`),
+   * as client-go's `metadatainformer` does: `true`, or what to keep of each object's metadata
+   * (default: all but `managedFields`). The informer is an `Informer<PartialObjectMetadata>`, and
+   * its default name has a ` (metadata)` suffix (`pods@default (metadata)`).
+   */
+  readonly metadataOnly: true | MetadataOnlyOptions;
 }
 
 /**
@@ -188,19 +209,34 @@ export interface Informer<T extends KubeObject = KubeObject> {
  * running.unsubscribe();                                      // stop
  * ```
  *
+ * With `metadataOnly`, it caches each object's metadata only (see `metadataListerWatcher`):
+ *
+ * ```ts
+ * const podMetadata = informer(kubeConfig, pods, { metadataOnly: true }); // Informer<PartialObjectMetadata>
+ * ```
+ *
  * @param kubeConfig the cluster and credentials.
  * @param resource what to watch: a built-in descriptor (`pods`) or `defineResource(...)`.
- * @param options scope (namespace, selectors), indexes, transform, timers; all optional.
+ * @param options scope (namespace, selectors), indexes, transform, timers, metadata only; all optional.
  * @throws ConfigError at once for what no retry can fix: a kubeconfig without a usable current
  * context, a label or field selector that does not parse.
  * @throws RangeError at once for an option out of range.
  */
-export function informer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: InformerOptions<T> = {}): Informer<T> {
-  const { namespace, labelSelector, fieldSelector, listReadAhead, withholdExcerpts, compression, incrementalDecoding } = options;
+export function informer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: MetadataInformerOptions): Informer<PartialObjectMetadata>;
+export function informer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options?: InformerOptions<T>): Informer<T>;
+export function informer<T extends KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: InformerOptions<T> | MetadataInformerOptions = {}): Informer<T> | Informer<PartialObjectMetadata> {
+  const { namespace, labelSelector, fieldSelector, listReadAhead, withholdExcerpts, compression, incrementalDecoding, metadataOnly } = options;
+  const scope = { namespace, labelSelector, fieldSelector };
+  const transport = { listReadAhead, withholdExcerpts, compression, incrementalDecoding };
+  if (metadataOnly !== undefined && metadataOnly !== false) {
+    const name = options.name ?? `${informerName(resource, options)} (metadata)`;
+    checkInformerConfig(kubeConfig, name, scope);
+    const listerWatcher = metadataListerWatcher(kubeConfig, resource, scope, { ...transport, ...(metadataOnly === true ? {} : metadataOnly) });
+    return informerFrom(listerWatcher, { ...(options as MetadataInformerOptions), name });
+  }
   const name = options.name ?? informerName(resource, options);
-  checkInformerConfig(kubeConfig, name, { labelSelector, fieldSelector });
-  const listerWatcher = kubeListerWatcher(kubeConfig, resource, { namespace, labelSelector, fieldSelector }, { listReadAhead, withholdExcerpts, compression, incrementalDecoding });
-  return informerFrom(listerWatcher, { ...options, name });
+  checkInformerConfig(kubeConfig, name, scope);
+  return informerFrom(kubeListerWatcher(kubeConfig, resource, scope, transport), { ...(options as InformerOptions<T>), name });
 }
 
 /**
@@ -224,6 +260,15 @@ export function informer<T extends KubeObject = KubeObject>(kubeConfig: KubeConf
  * @throws RangeError at once for an option out of range.
  */
 export function informerFrom<T extends KubeObject = KubeObject>(listerWatcher: ListerWatcher<T>, options: InformerFromOptions<T> = {}): Informer<T> {
+  return informerOfDeltas((reflectConfig) => reflect(listerWatcher, reflectConfig), options);
+}
+
+/**
+ * The informer over a delta source built from the reflector config it is handed (one `reflect()`,
+ * or several one after another: a sharded informer relists when its buckets change).
+ * @internal
+ */
+export function informerOfDeltas<T extends KubeObject = KubeObject>(source: (config: ReflectConfig) => Observable<Delta<T>>, options: InformerFromOptions<T> = {}): Informer<T> {
   const name = options.name ?? 'informer';
   const scheduler = options.scheduler ?? asyncScheduler;
   const logger = options.logger ?? silentLogger;
@@ -244,7 +289,7 @@ export function informerFrom<T extends KubeObject = KubeObject>(listerWatcher: L
   const requestBus = new Subject<RequestEvent>();
   // The snapshot the share would replay to a subscriber arriving now; undefined while stopped.
   let current: Snapshot<T> | undefined;
-  const informer$ = reflect(listerWatcher, {
+  const informer$ = source({
     name,
     scheduler,
     logger,

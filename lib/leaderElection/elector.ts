@@ -2,6 +2,7 @@ import { catchError, defer, EMPTY, map, mergeMap, of, retry, throwError, timeout
 import type { Lease } from '../resources/builtins';
 import { NetworkError } from '../sources/errors';
 import { JITTER_FACTOR, type ElectionConfig } from './electionConfig';
+import { PendingWork } from './pendingWork';
 import type { LeaseClient } from './leaseClient';
 import { isConflict, isNotFound, microTime, newLease, recordText, withSpec, type LeaseSpec } from './leaseRecord';
 
@@ -52,7 +53,7 @@ export class Elector {
   private reported: string | undefined | typeof NOT_REPORTED = NOT_REPORTED;
   private leading = false;
   private stopped = false;
-  private readonly pending = new Set<Subscription>();
+  private readonly work = new PendingWork();
   private deadline: Subscription | undefined;
 
   constructor(
@@ -248,30 +249,17 @@ export class Elector {
 
   private after(delay: number, action: () => void): void {
     if (this.stopped) return;
-    this.track((done) =>
-      this.config.scheduler.schedule(() => {
-        done();
-        action();
-      }, delay),
-    );
+    this.work.after(this.config.scheduler, delay, action);
   }
 
-  /** Keeps a request or timer until it is done or cancelled. */
   private track(open: (done: () => void) => Subscription): void {
-    let subscription: Subscription | undefined;
-    let finished = false;
-    subscription = open(() => {
-      finished = true;
-      if (subscription !== undefined) this.pending.delete(subscription);
-    });
-    if (!finished) this.pending.add(subscription);
+    this.work.track(open);
   }
 
   private cancelAll(): void {
     this.deadline?.unsubscribe();
     this.deadline = undefined;
-    for (const subscription of [...this.pending]) subscription.unsubscribe();
-    this.pending.clear();
+    this.work.cancelAll();
   }
 
   private describe(): string {

@@ -15,6 +15,11 @@ export interface KubeListerWatcherOptions {
   /** Leave the server's bytes out of error excerpts. Default: true for core `secrets` only. */
   readonly withholdExcerpts?: boolean;
   /**
+   * The `Accept` headers of lists and of watches (`accept` of {@link list$} and {@link watch$}).
+   * Default `application/json` for both. `metadataListerWatcher` asks for metadata with them.
+   */
+  readonly accept?: { readonly list: string; readonly watch: string };
+  /**
    * Ask for gzip-compressed responses, lists and watches, as client-go does (default true):
    * `compression` of {@link list$} and {@link watch$}.
    */
@@ -52,12 +57,13 @@ export function kubeListerWatcher<T extends KubeObject = KubeObject>(
     namespace: scope.namespace,
     labelSelector: request.labelSelector ?? scope.labelSelector,
     fieldSelector: request.fieldSelector ?? scope.fieldSelector,
+    shardSelector: request.shardSelector ?? scope.shardSelector,
   });
   const { withholdExcerpts, compression, incrementalDecoding } = options;
   return {
     supportsStreamingList: true,
     list: (listOptions: ListOptions): Observable<ListPage<T>> =>
-      list$(kubeConfig, resource, { ...scoped(listOptions), readAhead: options.listReadAhead, withholdExcerpts, compression, incrementalDecoding }),
-    watch: (watchOptions: WatchOptions): Observable<WatchEvent<T>> => watch$(kubeConfig, resource, { ...scoped(watchOptions), withholdExcerpts, compression }),
+      list$(kubeConfig, resource, { ...scoped(listOptions), readAhead: options.listReadAhead, withholdExcerpts, compression, incrementalDecoding, accept: options.accept?.list }),
+    watch: (watchOptions: WatchOptions): Observable<WatchEvent<T>> => watch$(kubeConfig, resource, { ...scoped(watchOptions), withholdExcerpts, compression, accept: options.accept?.watch }),
   };
 }

@@ -15,6 +15,8 @@ export interface ListOptions {
   readonly limit?: number;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
+  /** KEP-5866's `shardSelector` (`shardRange(object.metadata.uid, '0x…', '0x…') || …`); a server without the feature ignores it. */
+  readonly shardSelector?: string;
   readonly timeoutSeconds?: number;
 }
 
@@ -32,6 +34,11 @@ export interface ListPage<T extends KubeObject = KubeObject> {
    * progress of a large list. Set by `list$`; other ListerWatchers may leave it out.
    */
   readonly itemsSoFar?: number;
+  /**
+   * What the server echoed of a `shardSelector` (`metadata.shardInfo`): present only when it
+   * applied one (KEP-5866). Absent after a list with a `shardSelector` means the server ignored it.
+   */
+  readonly shardInfo?: { readonly selector: string };
 }
 
 /**
@@ -42,6 +49,8 @@ export interface Scope {
   readonly namespace?: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
+  /** KEP-5866's `shardSelector`: only objects whose hashed uid or namespace falls in its ranges (servers without the feature ignore it). */
+  readonly shardSelector?: string;
 }
 
 /** Options of one watch request (a Kubernetes `ListOptions`, watch half). */
@@ -53,6 +62,8 @@ export interface WatchOptions {
   readonly resourceVersionMatch?: 'NotOlderThan';
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
+  /** KEP-5866's `shardSelector`, as on lists. */
+  readonly shardSelector?: string;
 }
 
 /** One watch event. ERROR events never appear here: they become a thrown `StatusError`. */

@@ -36,6 +36,11 @@ export interface WatchStreamOptions extends WatchOptions, Scope {
    */
   readonly withholdExcerpts?: boolean;
   /**
+   * The request's `Accept` header. Default `application/json`. Metadata-only watches ask for
+   * `PartialObjectMetadata` with it (see `metadataListerWatcher`); the answer must still be JSON.
+   */
+  readonly accept?: string;
+  /**
    * Ask for a gzip-compressed stream (`Accept-Encoding: gzip`), as client-go does. Default true.
    * The API server compresses only streaming lists (`sendInitialEvents`; one gzip member per
    * flush, from 1.37: gate `WatchListCompression`), never plain watches; a gzip stream is decoded
@@ -132,7 +137,7 @@ export function watch$<T extends KubeObject = KubeObject>(
       });
     };
 
-    kubeRequest(kubeConfig, { path, query: watchQuery(options), signal: controller.signal, compression: options.compression }).then(
+    kubeRequest(kubeConfig, { path, query: watchQuery(options), signal: controller.signal, compression: options.compression, headers: options.accept === undefined ? undefined : { Accept: options.accept } }).then(
       (res) => {
         response = res;
         if (closed) {
@@ -218,5 +223,6 @@ function watchQuery(options: WatchOptions & Scope): string {
     timeoutSeconds: options.timeoutSeconds,
     labelSelector: options.labelSelector === '' ? undefined : options.labelSelector,
     fieldSelector: options.fieldSelector === '' ? undefined : options.fieldSelector,
+    shardSelector: options.shardSelector === '' ? undefined : options.shardSelector,
   });
 }

@@ -27,5 +27,6 @@ export { loadClientNode } from './kubeConfig';
 export { testCertificates, type TestCertificates } from './tls';
 export * from './churn';
 export { storeLeaseClient, type StoreLeaseClientOptions, type LeaseRequest, type LeaseFault, type Latency } from './storeLeaseClient';
+export { storeListerWatcher, type StoreListerWatcherOptions } from './storeListerWatcher';
 export { skewedScheduler, type ClockSkew } from './skewedScheduler';
 export { LEASE_UPDATE_STRATEGY, type UpdateStrategy } from './updateStrategy';

@@ -8,8 +8,8 @@ import { parseResourceVersion, type ListQuery } from './listOptions';
 import { planList } from './listPlan';
 import { ChunkBuilder } from './respond';
 import { ResponseBody } from './responseBody';
+import type { ResponseForm } from './mediaTypeConversion';
 import type { ServerProfile } from './serverVersion';
-import type { TableWriter } from './table';
 import {
   ApiStatusError,
   badRequest,
@@ -119,7 +119,7 @@ function select(store: ClusterStoreImpl, scope: ListScope, rv: number, tooOld: (
 export interface ListPage {
   /** `{"kind":...,"metadata":{...},"items":[` */
   readonly head: string;
-  /** The list metadata inside its braces: `"resourceVersion":...` (a Table carries the same). */
+  /** The list metadata inside its braces: `"resourceVersion":...` (a Table or a PartialObjectMetadataList carries the same). */
   readonly metadata: string;
   readonly items: readonly StoredObject[];
   readonly from: number;
@@ -207,6 +207,7 @@ export async function serveList(store: ClusterStoreImpl, tokens: ContinueTokens,
     metadata += `,"continue":"${next}"`;
     if (!query.selective) metadata += `,"remainingItemCount":${items.length - to}`;
   }
+  if (query.shardSelector !== undefined) metadata += `,"shardInfo":{"selector":${JSON.stringify(query.shardSelector)}}`;
   return { head: `{"kind":"${resource.kind}List","apiVersion":"${apiVersionOf(resource)}","metadata":{${metadata}},"items":[`, metadata, items, from, to };
 }
 
@@ -218,9 +219,10 @@ const WRITE_BATCH_BYTES = 1 << 20;
  * ~1 MB chunks, waiting for `drain` when the client reads slower than we write. Nothing is
  * serialized here but objects never serialized before (once, cached for every later reader).
  * `gzip` (the client accepts it) compresses a page longer than 128 KiB, as the API server does;
- * `table` writes the page as a Table of the same items (`table.ts`).
+ * `form` writes the page converted: as a Table of the same items (`table.ts`), or a
+ * PartialObjectMetadataList (`mediaTypeConversion.ts`).
  */
-export async function writeListPage(response: ServerResponse, page: ListPage, gzip: boolean, table?: TableWriter): Promise<void> {
+export async function writeListPage(response: ServerResponse, page: ListPage, gzip: boolean, form?: ResponseForm): Promise<void> {
   const body = new ResponseBody(response, 200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' }, gzip);
   const chunks = new ChunkBuilder(WRITE_BATCH_BYTES);
   const writeAll = (): boolean => {
@@ -228,10 +230,10 @@ export async function writeListPage(response: ServerResponse, page: ListPage, gz
     for (const chunk of chunks.take()) more = body.write(chunk);
     return more;
   };
-  chunks.add(table === undefined ? page.head : table.head(page.metadata));
+  chunks.add(form === undefined ? page.head : form.head(page.metadata));
   for (let i = page.from; i < page.to; i++) {
     if (i !== page.from) chunks.add(',');
-    chunks.add(table === undefined ? jsonOf(page.items[i]!) : table.row(page.items[i]!));
+    chunks.add(form === undefined ? jsonOf(page.items[i]!) : form.row(page.items[i]!));
     if (chunks.size >= WRITE_BATCH_BYTES && !writeAll()) {
       if (response.destroyed) return;
       await body.drained();

@@ -26,6 +26,8 @@ export interface ListQuery {
   readonly selectorKey: string;
   /** Whether an object passes the label and field selectors (namespace is checked separately). */
   readonly matches: (object: KubeObject) => boolean;
+  /** The `shardSelector` applied (KEP-5866), canonical: a list echoes it in `metadata.shardInfo`. */
+  readonly shardSelector?: string;
 }
 
 const ACCEPT_ALL = (): boolean => true;

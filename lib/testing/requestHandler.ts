@@ -6,8 +6,9 @@ import { authenticate, authorize, type DenyRule, type Verb } from './auth';
 import type { ServedResource } from './builtinResources';
 import type { ClusterStoreImpl } from './clusterStore';
 import type { Fault, FaultQueue } from './faults';
-import { jsonOf } from './history';
+import { jsonOf, type StoredObject } from './history';
 import { serveList, writeListPage, type ContinueTokens } from './listHandler';
+import { checkKindForVerb, metadataFormOf, negotiateConversion, type ResponseForm } from './mediaTypeConversion';
 import { parseListQuery, queryBoolean } from './listOptions';
 import { createObject, getObject, parseObjectBody, readBody, updateObject } from './objectHandlers';
 import { patchObject } from './patchHandler';
@@ -16,9 +17,10 @@ import type { RequestLogImpl, RequestRecord } from './requestLog';
 import { sendJson, sendStatus, sendText } from './respond';
 import { acceptsGzip } from './responseBody';
 import { route, type Route } from './routes';
+import { ShardSelectorError, withShardSelector } from './shardSelector';
 import type { ServerProfile } from './serverVersion';
 import { ApiStatusError, failure, methodNotAllowed, pathNotFound, statusForCode, tooLargeResourceVersion } from './status';
-import { tableRequest, tableVersionAccepted, TableWriter } from './table';
+import { tableRequest, TableWriter } from './table';
 import { printerFor } from './tablePrinters';
 import { WatchSession } from './watchHandler';
 
@@ -42,6 +44,12 @@ export interface ServerState {
   readonly versionDocument: unknown;
   readonly watchCacheWaitMs: number;
   readonly scheduler: SchedulerLike;
+  /** Serves KEP-5866's `shardSelector` (the `ShardedListAndWatch` gate). */
+  readonly shardedListAndWatch: boolean;
+  /** False plays a server that cannot convert to PartialObjectMetadata (`mediaTypeConversion.ts`). */
+  readonly convertsMetadata: boolean;
+  /** Each stored version's metadata JSON, rendered once for PartialObjectMetadata answers. */
+  readonly metadataJson: WeakMap<StoredObject, string>;
 }
 
 function verbOf(method: string, target: Extract<Route, { kind: 'resource' }>, watch: boolean): Verb | undefined {
@@ -137,8 +145,15 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
     if (denied !== undefined) return fail(denied);
 
     const { store } = state;
-    const tableVersion = verb === 'list' || verb === 'get' || verb === 'watch' ? tableVersionAccepted(request.headers.accept) : undefined;
-    const table = tableVersion === undefined ? undefined : new TableWriter(tableRequest(tableVersion, query), printerFor(resource));
+    const reads = verb === 'list' || verb === 'get' || verb === 'watch';
+    const conversion = reads ? negotiateConversion(request.headers.accept, state.convertsMetadata) : undefined;
+    // One negotiation decides between a Table, PartialObjectMetadata and the plain object, as in the API server.
+    const form: ResponseForm | undefined =
+      conversion?.kind === 'Table'
+        ? new TableWriter(tableRequest(conversion.version, query), printerFor(resource))
+        : conversion !== undefined && reads
+          ? metadataFormOf(conversion, verb, state.metadataJson)
+          : undefined;
     switch (verb) {
       case 'list': {
         const gone = new AbortController();
@@ -146,16 +161,17 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
         const page = await serveList(store, state.tokens, {
           resource,
           namespace: target.namespace,
-          query: parseListQuery(target.served, query, state.profile),
+          query: withShardSelector(parseListQuery(target.served, query, state.profile), query.shardSelector, state.shardedListAndWatch),
           profile: state.profile,
           waitForRv: (rv) => store.waitForRv(rv, state.watchCacheWaitMs, state.scheduler, gone.signal),
         });
         if (response.destroyed) return;
+        if (conversion !== undefined) checkKindForVerb(conversion, resource, 'list');
         log(200);
-        return writeListPage(response, page, gzip, table);
+        return writeListPage(response, page, gzip, form);
       }
       case 'watch': {
-        const parsed = parseListQuery(target.served, query, state.profile);
+        const parsed = withShardSelector(parseListQuery(target.served, query, state.profile), query.shardSelector, state.shardedListAndWatch);
         const name = target.name;
         const listQuery =
           name === undefined ? parsed : { ...parsed, selective: true, matches: (object: KubeObject) => object.metadata.name === name && parsed.matches(object) };
@@ -167,7 +183,7 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
           response,
           fault: fault !== undefined && fault.kind !== 'status' ? fault : undefined,
           bookmarkIntervalMs: state.bookmarkIntervalMs,
-          table,
+          form,
           onEnd: (ended) => state.watches.delete(ended),
         });
         if (session.isOpen) state.watches.add(session);
@@ -175,7 +191,8 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
       }
       case 'get': {
         const entry = getObject(store, resource, target.namespace, target.name!);
-        return answer(200, table === undefined ? jsonOf(entry) : table.single(entry));
+        if (conversion !== undefined) checkKindForVerb(conversion, resource, 'get');
+        return answer(200, form === undefined ? jsonOf(entry) : form.single(entry));
       }
       case 'delete':
         return answer(200, JSON.stringify(store.delete(resource, target.namespace, target.name!)));
@@ -201,7 +218,7 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
       }
     }
   } catch (error) {
-    const status = error instanceof ApiStatusError ? error.status : internalError(error);
+    const status = error instanceof ApiStatusError ? error.status : error instanceof ShardSelectorError ? failure(500, 'InternalError', error.message) : internalError(error);
     if (response.headersSent) response.destroy();
     else fail(status);
   }

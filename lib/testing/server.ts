@@ -70,6 +70,19 @@ export interface ApiServerOptions {
   readonly watchCacheWaitMs?: number;
   /** Runs the server's own timers and clocks (the watch cache's wait and window, etcd's compaction); default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
+  /**
+   * Serve KEP-5866's `shardSelector` on lists and watches and echo it in a list's
+   * `metadata.shardInfo`, like a 1.36+ server with the `ShardedListAndWatch` gate on. Default
+   * true; false answers like a server without the feature (the parameter is ignored).
+   */
+  readonly shardedListAndWatch?: boolean;
+  /**
+   * Convert objects to `meta.k8s.io` PartialObjectMetadata when Accept asks (`;as=PartialObjectMetadata;g=meta.k8s.io;v=v1`,
+   * `...List` for lists), as every API server since 1.15 does; default true. False plays one that
+   * cannot (before 1.15, or an aggregated API server that does not): it passes such Accept clauses
+   * over, answering plain objects to a header with a plain-JSON fallback and 406 to one without.
+   */
+  readonly partialObjectMetadata?: boolean;
 }
 
 /** A running loopback Kubernetes API server. */
@@ -163,6 +176,9 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     versionDocument: versionDocument(profile),
     watchCacheWaitMs: options.watchCacheWaitMs ?? 3_000,
     scheduler,
+    shardedListAndWatch: options.shardedListAndWatch ?? true,
+    convertsMetadata: options.partialObjectMetadata ?? true,
+    metadataJson: new WeakMap(),
   };
 
   seedNamespaces(state.store);

@@ -12,11 +12,8 @@ import { INITIAL_EVENTS_END_ANNOTATION } from './watchHandler';
  * a PartialObjectMetadata (the default, what kubectl reads namespaces and labels from), the whole
  * object, or none. A watch sends the column definitions with its first event only.
  *
- * Negotiation reads Accept's clauses by quality, first come first served: a Table clause for
- * `meta.k8s.io` `v1` or `v1beta1` wins, a plain JSON one (`application/json` or a wildcard) gets
- * the plain object. Clauses the loopback server does not serve (other `as=` conversions such as
- * PartialObjectMetadata, protobuf, YAML) are passed over, and when none is left the answer is
- * plain JSON (the API server would answer 406 or serve them).
+ * Whether a request asked for a Table is decided by the one negotiation of Accept that also picks
+ * PartialObjectMetadata or the plain object (`mediaTypeConversion.ts`).
  */
 
 /** The Table versions the API server serves. */
@@ -27,45 +24,6 @@ export interface TableRequest {
   readonly version: TableVersion;
   /** `includeObject`: `Metadata` (default), `Object` or `None`. */
   readonly includeObject: 'Metadata' | 'Object' | 'None';
-}
-
-interface AcceptClause {
-  readonly type: string;
-  readonly parameters: ReadonlyMap<string, string>;
-  readonly quality: number;
-}
-
-function parseAccept(header: string): AcceptClause[] {
-  const clauses = header.split(',').flatMap((clause): AcceptClause[] => {
-    const [type = '', ...rest] = clause.split(';').map((part) => part.trim());
-    if (type === '') return [];
-    const parameters = new Map<string, string>();
-    for (const parameter of rest) {
-      const equals = parameter.indexOf('=');
-      if (equals > 0) parameters.set(parameter.slice(0, equals).trim(), parameter.slice(equals + 1).trim());
-    }
-    const q = Number(parameters.get('q') ?? '1');
-    return [{ type: type.toLowerCase(), parameters, quality: Number.isNaN(q) ? 0 : q }];
-  });
-  // goautoneg.ParseAccept: by quality, highest first, ties in the order given.
-  return clauses.map((clause, index) => ({ clause, index })).sort((a, b) => b.clause.quality - a.clause.quality || a.index - b.index).map(({ clause }) => clause);
-}
-
-/** The Table version Accept asks for, or undefined for a plain JSON answer. */
-export function tableVersionAccepted(accept: string | undefined): TableVersion | undefined {
-  for (const clause of parseAccept(accept ?? '')) {
-    if (clause.quality <= 0) continue;
-    const as = clause.parameters.get('as');
-    if (as === undefined) {
-      if (clause.type === 'application/json' || clause.type === '*/*' || clause.type === 'application/*') return undefined;
-      continue;
-    }
-    const version = clause.parameters.get('v');
-    if (as === 'Table' && clause.type === 'application/json' && clause.parameters.get('g') === 'meta.k8s.io' && (version === 'v1' || version === 'v1beta1')) {
-      return version;
-    }
-  }
-  return undefined;
 }
 
 const INCLUDE_OBJECT = ['Metadata', 'None', 'Object'] as const;

@@ -5,8 +5,8 @@ import type { ClusterStoreImpl } from './clusterStore';
 import type { Fault } from './faults';
 import { eventLine, jsonOf, objectLine, watchLine, type ChangeType, type StoreEvent, type WireLine } from './history';
 import { parseResourceVersion, type ListQuery } from './listOptions';
+import type { ResponseForm } from './mediaTypeConversion';
 import { tooOldResourceVersion } from './status';
-import type { TableWriter } from './table';
 import { WatchWriter } from './watchWriter';
 
 /**
@@ -33,8 +33,8 @@ export interface WatchRequest {
   readonly response: ServerResponse;
   readonly fault: Fault | undefined;
   readonly bookmarkIntervalMs: number;
-  /** Send each event's object as a one-row Table (`table.ts`), as for `kubectl get -w`. */
-  readonly table?: TableWriter;
+  /** Send each event's object converted (`mediaTypeConversion.ts`): as a one-row Table (`table.ts`), as for `kubectl get -w`, or as PartialObjectMetadata. */
+  readonly form?: ResponseForm;
   /** Called once when the watch ends, however it ends (possibly before `open` returns). */
   readonly onEnd: (session: WatchSession) => void;
 }
@@ -140,8 +140,8 @@ export class WatchSession {
       for (const entry of store.objectsAt(resource, store.currentRv)!) {
         if (prefix !== undefined && !entry.key.startsWith(prefix)) continue;
         if (query.selective && !query.matches(entry.object)) continue;
-        const table = this.request.table;
-        this.writer.send(table === undefined ? objectLine('ADDED', jsonOf(entry)) : watchLine('ADDED', table.single(entry)));
+        const form = this.request.form;
+        this.writer.send(form === undefined ? objectLine('ADDED', jsonOf(entry)) : watchLine('ADDED', form.single(entry)));
       }
       if (start.endBookmark) this.writer.send(this.bookmark(true));
     }
@@ -167,27 +167,27 @@ export class WatchSession {
   }
 
   private bookmark(initialEventsEnd: boolean): WireLine {
-    const { resource, store, table } = this.request;
+    const { resource, store, form } = this.request;
     // A watch from a resourceVersion the store has not reached yet never bookmarks below it.
     const rv = Math.max(store.currentRv, this.start.kind === 'from' ? this.start.rv : 0);
     const annotations = initialEventsEnd ? `,"annotations":{"${INITIAL_EVENTS_END_ANNOTATION}":"true"}` : '';
     const object = `{"kind":"${resource.kind}","apiVersion":"${apiVersionOf(resource)}","metadata":{"resourceVersion":"${rv}"${annotations}}}`;
-    // As a Table, the bookmark is printed like any object of the kind (the API server converts it too).
-    return watchLine('BOOKMARK', table === undefined ? object : table.single(JSON.parse(object) as KubeObject));
+    // The API server converts bookmarks like any event object (`watchEmbeddedEncoder`); a Table prints it like any object of the kind.
+    return watchLine('BOOKMARK', form === undefined ? object : form.single(JSON.parse(object) as KubeObject));
   }
 
   private send(event: StoreEvent, as: ChangeType | 'DELETED_PREV'): void {
-    const table = this.request.table;
-    if (table === undefined) {
+    const form = this.request.form;
+    if (form === undefined) {
       this.writer.send(eventLine(event, as));
       return;
     }
     if (as !== 'DELETED_PREV') {
-      this.writer.send(watchLine(as, table.single(event.object)));
+      this.writer.send(watchLine(as, form.single(event.object)));
       return;
     }
     const prev = event.prev!.object;
-    this.writer.send(watchLine('DELETED', table.single({ ...prev, metadata: { ...prev.metadata, resourceVersion: String(event.rv) } })));
+    this.writer.send(watchLine('DELETED', form.single({ ...prev, metadata: { ...prev.metadata, resourceVersion: String(event.rv) } })));
   }
 
   private deliver(event: StoreEvent): void {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configMaps, type ConfigMap } from '../../lib';
 import { startApiServer, type ApiServer } from '../../lib/testing';
+import { describeEachServerVersion } from '../support/serverVersions';
 
 interface RunResult {
   readonly code: number | null;
@@ -81,12 +82,12 @@ describe('npm start (the demo) on the embedded loopback cluster', () => {
   }, 60_000);
 });
 
-describe('npm start (the demo) against a kubeconfig', () => {
+describeEachServerVersion('npm start (the demo) against a kubeconfig', (serverVersion) => {
   let server: ApiServer;
   let dir: string;
   let kubeconfig: string;
   beforeAll(async () => {
-    server = await startApiServer();
+    server = await startApiServer({ serverVersion });
     for (let i = 0; i < 7; i++) {
       const configMap: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: i < 5 ? 'team-a' : 'team-b', name: `settings-${i}`, labels: { tier: i % 2 === 0 ? 'web' : 'db' } } };
       server.store.create(configMaps, configMap);

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { pods } from '../../lib/resources/builtins';
 import { createChurn, startApiServer, type ApiServer, type Churn } from '../../lib/testing';
 import { againstRepository, quickstartBlock, REPO, runTypeScript, scratchFolder, typeErrors, type Scratch } from './snippets';
+import { describeEachServerVersion } from '../support/serverVersions';
 
 /**
  * The README as a newcomer meets it: the two commands come first, and the quickstart is a program
@@ -40,13 +41,13 @@ describe('the README quickstart', () => {
     expect(typeErrors([file])).toEqual([]);
   }, 120_000);
 
-  describe('run against a loopback API server through $KUBECONFIG', () => {
+  describeEachServerVersion('run against a loopback API server through $KUBECONFIG', (serverVersion) => {
     let server: ApiServer;
     let churn: Churn;
     let kubeconfig: string;
 
     beforeEach(async () => {
-      server = await startApiServer();
+      server = await startApiServer({ serverVersion });
       // Updates only, so that the population the quickstart reports stays what the test knows.
       churn = createChurn(server.store, { pods: QUICKSTART_PODS, namespaces: 3, updatesPerSecond: 40 });
       churn.populate();

@@ -10,11 +10,10 @@ import { NetworkError, StatusError } from '../../lib/sources/errors';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { waitForSync } from '../../lib/informer/waitForSync';
+import { describeEachServerVersion, isServedList } from '../support/serverVersions';
 
 const backoff = { initialMs: 10, maxMs: 50 };
 const podNamed = (name: string): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name } });
-/** A request that fills the cache: a list, or a streaming list (a watch with sendInitialEvents). */
-const isListing = (r: { verb: string; query: Record<string, string | undefined> }): boolean => r.verb === 'list' || r.query['sendInitialEvents'] === 'true';
 
 /** Handler calls as short strings: `add a initial`, `update a 3→4`, `delete b unknown`, `synced`. */
 function recorder(): { handlers: ResourceHandlers<Pod>; calls: ReplaySubject<string>; seen: string[] } {
@@ -38,14 +37,14 @@ function recorder(): { handlers: ResourceHandlers<Pod>; calls: ReplaySubject<str
 
 const until = <T>(source: Observable<T>, predicate: (value: T) => boolean): Promise<T> => firstValueFrom(source.pipe(filter(predicate)));
 
-describe('informer against the loopback API server', () => {
+describeEachServerVersion('informer against the loopback API server', (serverVersion) => {
   let server: ApiServer;
   const subscriptions: Subscription[] = [];
   const keep = (subscription: Subscription): Subscription => (subscriptions.push(subscription), subscription);
   const podInformer = (): Informer<Pod> => informer(server.kubeConfig, pods, { namespace: 'default', backoff });
 
   beforeEach(async () => {
-    server = await startApiServer();
+    server = await startApiServer({ serverVersion });
   });
   afterEach(async () => {
     subscriptions.splice(0).forEach((s) => s.unsubscribe());
@@ -83,7 +82,7 @@ describe('informer against the loopback API server', () => {
     await restarting;
     await until(calls, (line) => line.startsWith('delete b'));
     expect(seen.slice(3)).toEqual(['delete b unknown']);
-    expect(server.requests.entries.filter(isListing).length).toBeGreaterThan(1);
+    expect(server.requests.entries.filter(isServedList).length).toBeGreaterThan(1);
   });
 
   it('gives a handler added after sync the current cache as adds, then live changes', async () => {
@@ -97,7 +96,7 @@ describe('informer against the loopback API server', () => {
     server.store.create(pods, podNamed('c'));
     await until(calls, (line) => line.startsWith('add c'));
     expect(seen).toEqual(['add a initial', 'synced', 'add c']);
-    expect(server.requests.entries.filter(isListing)).toHaveLength(1);
+    expect(server.requests.entries.filter(isServedList)).toHaveLength(1);
   });
 
   it('never lets a slow handler delay the cache or another handler', async () => {
@@ -141,7 +140,7 @@ describe('informer against the loopback API server', () => {
 
   it('retries a 403 (RBAC may be granted), naming the informer and the request', async () => {
     await server.close();
-    server = await startApiServer({ deny: [{ resource: 'pods' }] });
+    server = await startApiServer({ serverVersion, deny: [{ resource: 'pods' }] });
     const failure = await waitForSync([podInformer()], { timeout: 300 }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(StatusError);
     expect((failure as StatusError).message).toMatch(/^pods@default: 403 Forbidden on GET \/api\/v1\/namespaces\/default\/pods: /);
@@ -182,7 +181,7 @@ describe('informer against the loopback API server', () => {
     const [synced] = await waitForSync([informerOfPods], { timeout: 5000 });
     const replayed = await new Promise<Snapshot<Pod>>((resolve) => keep(informerOfPods.informer$.subscribe(resolve)));
     expect(replayed).toBe(synced);
-    expect(server.requests.entries.filter(isListing)).toHaveLength(1);
+    expect(server.requests.entries.filter(isServedList)).toHaveLength(1);
   });
 
   it('rejects waitForSync with a NetworkError when the server is unreachable', async () => {
@@ -191,7 +190,7 @@ describe('informer against the loopback API server', () => {
     const failure = await waitForSync([informer(kubeConfig, pods, { backoff })], { timeout: 300 }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(NetworkError);
     expect((failure as NetworkError).code).toBe('ECONNREFUSED');
-    server = await startApiServer();
+    server = await startApiServer({ serverVersion });
   });
 
   it('stops the watch when the last subscriber leaves and starts fresh on the next', async () => {
@@ -204,7 +203,7 @@ describe('informer against the loopback API server', () => {
     server.store.create(pods, podNamed('b'));
     const [snapshot] = await waitForSync([informerOfPods], { timeout: 5000 });
     expect(snapshot.size).toBe(2);
-    expect(server.requests.entries.filter(isListing)).toHaveLength(2);
+    expect(server.requests.entries.filter(isServedList)).toHaveLength(2);
   });
 
   it('flattens the changes of the cache on changes$', async () => {

@@ -5,6 +5,7 @@ import { waitForSync } from '../../lib/informer/waitForSync';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { startApiServer, type ApiServer } from '../../lib/testing';
+import { describeEachServerVersion } from '../support/serverVersions';
 
 const pod = (name: string, phase: 'Pending' | 'Running' = 'Pending'): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name }, status: { phase } });
 
@@ -13,10 +14,10 @@ const pod = (name: string, phase: 'Pending' | 'Running' = 'Pending'): Pod => ({ 
  * `maxPending` it is told once, and when it is released it catches up to exactly the cache,
  * every delete included.
  */
-describe('a handler that falls behind its maxPending', () => {
+describeEachServerVersion('a handler that falls behind its maxPending', (serverVersion) => {
   let server: ApiServer;
   beforeEach(async () => {
-    server = await startApiServer();
+    server = await startApiServer({ serverVersion });
     for (let i = 0; i < 20; i++) server.store.create(pods, pod(`web-${i}`));
   });
   afterEach(async () => {

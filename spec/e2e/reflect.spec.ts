@@ -8,8 +8,9 @@ import { defineResource } from '../../lib/resources/resource';
 import { StatusError } from '../../lib/sources/errors';
 import { kubeListerWatcher } from '../../lib/sources/kubeListerWatcher';
 import type { KubeObject } from '../../lib/store/object';
-import { startApiServer } from '../../lib/testing';
+import { serverProfile, startApiServer } from '../../lib/testing';
 import type { ApiServer, ApiServerOptions } from '../../lib/testing';
+import { describeEachServerVersion } from '../support/serverVersions';
 
 const pods = defineResource({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true });
 const pod = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name } });
@@ -22,11 +23,11 @@ interface Running {
   readonly subscription: Subscription;
 }
 
-describe('reflect against the loopback API server', () => {
+describeEachServerVersion('reflect against the loopback API server', (serverVersion) => {
   let server: ApiServer;
   let running: Running | undefined;
   const start = async (options: ApiServerOptions = {}): Promise<ApiServer> => {
-    server = await startApiServer(options);
+    server = await startApiServer({ serverVersion, ...options });
     return server;
   };
   const run = (config: ReflectConfig = {}): Running => {
@@ -73,17 +74,6 @@ describe('reflect against the loopback API server', () => {
     expect(Number(watch?.['timeoutSeconds'])).toBeLessThan(600);
   });
 
-  it('pages a large list into Replace pages', async () => {
-    await start();
-    for (let i = 0; i < 5; i++) server.store.create(pods, pod(`p${i}`));
-    const pages = await nth(run({ pageSize: 2, streamingList: false }).deltas, (d) => d.type === 'Replace', 3);
-    expect(pages.map((d) => d.type === 'Replace' && [d.items.length, d.first, d.last])).toEqual([
-      [2, true, false],
-      [2, false, false],
-      [1, false, true],
-    ]);
-  });
-
   it('re-watches from the last version after a clean close, and relists at that version, unpaged, after a 410', async () => {
     await start();
     server.store.create(pods, pod('a'));
@@ -114,19 +104,52 @@ describe('reflect against the loopback API server', () => {
     expect(errored).toBe(false);
   });
 
-  it('streams the initial list by default, as one Replace, and goes on watching on the same connection', async () => {
-    await start();
-    server.store.create(pods, pod('a'));
-    server.store.create(pods, pod('b'));
-    const { deltas } = run();
-    const [replace] = await nth(deltas, (d) => d.type === 'Replace');
-    expect(replace?.type === 'Replace' && replace.items.map((p) => p.metadata.name).sort()).toEqual(['a', 'b']);
-    server.store.create(pods, pod('c'));
-    const [addedDelta] = await nth(deltas, (d) => d.type === 'Added');
-    expect(addedDelta?.type === 'Added' && addedDelta.object.metadata.name).toBe('c');
-    expect(listQueries()).toEqual([]);
-    expect(watchQueries()).toHaveLength(1);
-    expect(watchQueries()[0]).toMatchObject({ sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' });
+  const streams = serverProfile(serverVersion).watchList === 'on';
+  it(
+    streams
+      ? 'streams the initial list by default, as one Replace, and goes on watching on the same connection'
+      : 'asks for a streaming list by default, and lists at "0" at once when the server refuses it',
+    async () => {
+      await start();
+      server.store.create(pods, pod('a'));
+      server.store.create(pods, pod('b'));
+      const { deltas } = run();
+      const [replace] = await nth(deltas, (d) => d.type === 'Replace');
+      expect(replace?.type === 'Replace' && replace.items.map((p) => p.metadata.name).sort()).toEqual(['a', 'b']);
+      server.store.create(pods, pod('c'));
+      const [addedDelta] = await nth(deltas, (d) => d.type === 'Added');
+      expect(addedDelta?.type === 'Added' && addedDelta.object.metadata.name).toBe('c');
+      const streamingList = { sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' };
+      expect(watchQueries()[0]).toMatchObject(streamingList);
+      if (streams) {
+        expect(listQueries()).toEqual([]);
+        expect(watchQueries()).toHaveLength(1);
+      } else {
+        expect(server.requests.entries[0]?.status).toBe(422);
+        expect(listQueries()).toEqual([{ limit: '500', resourceVersion: '0' }]);
+        expect(watchQueries()).toHaveLength(2);
+        expect(watchQueries()[1]).not.toHaveProperty('sendInitialEvents');
+      }
+    },
+  );
+});
+
+/**
+ * Only an API server whose watch cache is off pages a list at "0" (client-go's `reflector.go`,
+ * `paginatedResult`: "Paginated result returned for request with ResourceVersion="0" mean that
+ * watch cache is disabled"); the loopback server without a `serverVersion` answers like one.
+ */
+describe('reflect against an API server that pages a list at "0" (its watch cache off)', () => {
+  it('passes the pages on as Replace pages', async () => {
+    const server = await startApiServer();
+    for (let i = 0; i < 5; i++) server.store.create(pods, pod(`p${i}`));
+    const replaces = reflect(kubeListerWatcher(server.kubeConfig, pods, { namespace: 'default' }), { backoff: fastBackoff, pageSize: 2, streamingList: false });
+    const pages = await firstValueFrom(replaces.pipe(filter((d) => d.type === 'Replace'), take(3), toArray())).finally(() => server.close());
+    expect(pages.map((d) => d.type === 'Replace' && [d.items.length, d.first, d.last])).toEqual([
+      [2, true, false],
+      [2, false, false],
+      [1, false, true],
+    ]);
   });
 });
 

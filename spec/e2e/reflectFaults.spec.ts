@@ -3,8 +3,9 @@ import type { ReflectConfig } from '../../lib/reflector/reflect';
 import type { Pod } from '../../lib/resources/builtins';
 import { IdleTimeoutError, NetworkError, ProtocolError, StatusError } from '../../lib/sources/errors';
 import type { InformerError } from '../../lib/sources/errors';
-import { startApiServer } from '../../lib/testing';
-import type { ApiServer, Fault, RequestRecord } from '../../lib/testing';
+import { NEWEST_SERVER_VERSION, startApiServer } from '../../lib/testing';
+import type { ApiServer, Fault, RequestRecord, ServerVersion } from '../../lib/testing';
+import { describeEachServerVersion } from '../support/serverVersions';
 import { listStarts, PodMutator, podRequests, ReflectorProbe, serverVersions, startTcpProxy, versionsOf, waitFor } from './faultHarness';
 import type { DeltaLedger, TcpProxy } from './faultHarness';
 
@@ -15,6 +16,13 @@ import type { DeltaLedger, TcpProxy } from './faultHarness';
  * the requests the rule calls for (a dropped watch re-watches without relisting; a 410 relists
  * once). Jitter is fixed (random 0.5) so backoff delays are known: 30, 60, 120 ... ms, capped at 300.
  * Lists are paged lists unless a test asks for streaming lists.
+ *
+ * Against which server: the list faults and the 410 relists against the oldest and the newest API
+ * server; the watch faults and the streaming lists (which the oldest refuses) against the newest,
+ * as a plain watch is answered alike by both; a continue token, or a list connection that dies
+ * between pages, needs a first list in pages, which only an API server whose watch cache is off
+ * sends (client-go's `reflector.go`, `paginatedResult`): the loopback server without a
+ * `serverVersion` answers like one.
  */
 
 const config: ReflectConfig = { backoff: { initialMs: 20, maxMs: 200 }, random: () => 0.5, streamingList: false };
@@ -27,14 +35,20 @@ const expectedDelays = (count: number, retryAfter = false): number[] =>
 
 const statusCode = (code: number) => (error: InformerError | undefined) => error instanceof StatusError && error.code === code;
 
-describe('reflect under every loopback fault', () => {
+describeEachServerVersion('reflect under every loopback fault', faultSpecs);
+describe('reflect under every loopback fault: an API server that pages lists at "0" (its watch cache off)', () => faultSpecs(undefined));
+
+/** The specs against one server; `undefined`: the loopback server's default, which pages lists at "0". */
+function faultSpecs(serverVersion: ServerVersion | undefined): void {
+  const onNewest = serverVersion === NEWEST_SERVER_VERSION;
+  const pagesFirstList = serverVersion === undefined;
   let server: ApiServer;
   let pods: PodMutator;
   let probe: ReflectorProbe | undefined;
   let proxy: TcpProxy | undefined;
 
   beforeEach(async () => {
-    server = await startApiServer();
+    server = await startApiServer({ serverVersion });
     pods = new PodMutator(server);
   });
   afterEach(async () => {
@@ -84,7 +98,7 @@ describe('reflect under every loopback fault', () => {
     expect(p.lastHealth).toMatchObject({ phase: 'watching', attempt: 0, lastError: undefined });
   };
 
-  describe('a broken watch re-watches from the last delivered version and never relists', () => {
+  if (onNewest) describe('a broken watch re-watches from the last delivered version and never relists', () => {
     interface RewatchCase {
       readonly title: string;
       /** Ends (or breaks) the first watch after its first event. */
@@ -148,7 +162,7 @@ describe('reflect under every loopback fault', () => {
     });
   });
 
-  describe('a failing list is retried as the same list; a list too new or too old relists at ""', () => {
+  if (!pagesFirstList) describe('a failing list is retried as the same list; a list too new or too old relists at ""', () => {
     interface ListCase {
       readonly title: string;
       readonly fault: Fault;
@@ -197,7 +211,7 @@ describe('reflect under every loopback fault', () => {
     });
   });
 
-  describe('410 Gone relists once, not in a loop', () => {
+  if (!pagesFirstList) describe('410 Gone relists once, not in a loop', () => {
     it('a 410 on the watch relists once at the last delivered version, unpaged, which the server answers with its current state; then watches from there', async () => {
       pods.seed(6);
       server.faults.inject({ kind: 'closeAfterEvents', events: 1 }, { verb: 'watch' });
@@ -261,7 +275,9 @@ describe('reflect under every loopback fault', () => {
       const codes = failures(p).map((h) => (h.lastError instanceof StatusError ? h.lastError.code : h.lastError?.kind));
       expect(codes.filter((c) => c === 410)).toHaveLength(1);
     });
+  });
 
+  if (pagesFirstList) describe('an expired continue token, or a list connection that dies between pages', () => {
     it('an expired continue token lists once more at once, unpaged at the same version, as a fresh Replace (client-go\'s pager)', async () => {
       pods.seed(50);
       let expired = false;
@@ -319,9 +335,32 @@ describe('reflect under every loopback fault', () => {
       expect(p.ledger).toMatchObject({ replaces: 2, abandonedReplaces: 1 });
       expect(versionsOf(watches())).toEqual([String(listRv), String(burst[0]), String(burst[4])]);
     });
+
+    it('a list whose connection dies silently is abandoned after listPageTimeoutMs and retried, not waited on forever', async () => {
+      proxy = await startTcpProxy(server);
+      const frozenProxy = proxy;
+      pods.seed(50);
+      let frozen = false;
+      const p = run({ pageSize: 5, listPageTimeoutMs: 1000 }, {
+        via: frozenProxy,
+        tap: (delta) => {
+          // Page 1 is in: freeze the connection that will carry page 2.
+          if (!frozen && delta.type === 'Replace' && delta.first) {
+            frozen = true;
+            frozenProxy.freezeNextConnection();
+          }
+        },
+      });
+      await converged(p, 10_000);
+      const timedOut = p.health.filter((h) => h.lastError instanceof IdleTimeoutError);
+      expect(timedOut.length).toBeGreaterThanOrEqual(1);
+      expect(timedOut[0]!.lastError).toMatchObject({ request: 'list', idleMs: 1000 });
+      // The abandoned list restarted from its first page at the same version.
+      expect(versionsOf(listStarts(server))).toEqual(['0', '0']);
+    }, 15_000);
   });
 
-  describe('a slow or stalled stream is waited for, not reconnected', () => {
+  if (onNewest) describe('a slow or stalled stream is waited for, not reconnected', () => {
     it.each<{ fault: Fault }>([{ fault: { kind: 'slowWrites', delayMs: 30 } }, { fault: { kind: 'stall', ms: 600, afterEvents: 1 } }])('$fault.kind', async ({ fault }) => {
       pods.seed(6);
       server.faults.inject(fault, { verb: 'watch' });
@@ -376,32 +415,7 @@ describe('reflect under every loopback fault', () => {
     }, 15_000);
   });
 
-  describe('a list whose connection dies silently', () => {
-    it('is abandoned after listPageTimeoutMs and retried, not waited on forever', async () => {
-      proxy = await startTcpProxy(server);
-      const frozenProxy = proxy;
-      pods.seed(50);
-      let frozen = false;
-      const p = run({ pageSize: 5, listPageTimeoutMs: 1000 }, {
-        via: frozenProxy,
-        tap: (delta) => {
-          // Page 1 is in: freeze the connection that will carry page 2.
-          if (!frozen && delta.type === 'Replace' && delta.first) {
-            frozen = true;
-            frozenProxy.freezeNextConnection();
-          }
-        },
-      });
-      await converged(p, 10_000);
-      const timedOut = p.health.filter((h) => h.lastError instanceof IdleTimeoutError);
-      expect(timedOut.length).toBeGreaterThanOrEqual(1);
-      expect(timedOut[0]!.lastError).toMatchObject({ request: 'list', idleMs: 1000 });
-      // The abandoned list restarted from its first page at the same version.
-      expect(versionsOf(listStarts(server))).toEqual(['0', '0']);
-    }, 15_000);
-  });
-
-  describe('a lost server or connection backs off and re-watches, with no relist storm', () => {
+  if (onNewest) describe('a lost server or connection backs off and re-watches, with no relist storm', () => {
     it('restart(): the watch drops, mutations made meanwhile arrive on the re-watch from the same version', async () => {
       pods.seed(6);
       const p = run();
@@ -440,7 +454,7 @@ describe('reflect under every loopback fault', () => {
     });
   });
 
-  describe('streaming lists', () => {
+  if (onNewest) describe('streaming lists', () => {
     const streaming: ReflectConfig = { streamingList: true };
 
     it('the initial events become one Replace and a reconnect is a plain watch from the last version, without sendInitialEvents', async () => {
@@ -526,4 +540,4 @@ describe('reflect under every loopback fault', () => {
       expect(lists()).toEqual([]);
     });
   });
-});
+}

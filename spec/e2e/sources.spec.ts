@@ -6,8 +6,9 @@ import type { ListPage, WatchEvent } from '../../lib/sources/listerWatcher';
 import { watch$ } from '../../lib/sources/watch';
 import { defineResource } from '../../lib/resources/resource';
 import type { KubeObject } from '../../lib/store/object';
-import { startApiServer, testCertificates, widgets, type ApiServer, type ApiServerOptions } from '../../lib/testing';
+import { serverProfile, startApiServer, testCertificates, widgets, type ApiServer, type ApiServerOptions } from '../../lib/testing';
 import { collect, kubeConfigFor, startProxy } from '../sources/support';
+import { describeEachServerVersion } from '../support/serverVersions';
 
 const pods = defineResource({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true });
 const namespaces = defineResource({ group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false });
@@ -37,10 +38,10 @@ function firstEvents<T extends KubeObject>(source: import('rxjs').Observable<Wat
   });
 }
 
-describe('sources against the loopback API server', () => {
+describeEachServerVersion('sources against the loopback API server', (serverVersion) => {
   let server: ApiServer;
   const start = async (options: ApiServerOptions = {}): Promise<ApiServer> => {
-    server = await startApiServer(options);
+    server = await startApiServer({ serverVersion, ...options });
     return server;
   };
   afterEach(async () => {
@@ -141,15 +142,24 @@ describe('sources against the loopback API server', () => {
       expect(typeof events[0]?.object.metadata.resourceVersion).toBe('string');
     });
 
-    it('streams a list: initial ADDED events, then the annotated end-of-initial-events bookmark', async () => {
-      await start();
-      server.store.create(pods, pod('a', 'p1'));
-      server.store.create(pods, pod('a', 'p2'));
-      const events = await firstEvents(watch$(server.kubeConfig, pods, { sendInitialEvents: true, allowWatchBookmarks: true, resourceVersion: '' }), 3);
-      expect(events.slice(0, 2).map((e) => `${e.type} ${e.object.metadata.name}`).sort()).toEqual(['ADDED p1', 'ADDED p2']);
-      expect(events[2]?.type).toBe('BOOKMARK');
-      expect(events[2]?.object.metadata.annotations?.['k8s.io/initial-events-end']).toBe('true');
-    });
+    if (serverProfile(serverVersion).watchList === 'on') {
+      it('streams a list: initial ADDED events, then the annotated end-of-initial-events bookmark', async () => {
+        await start();
+        server.store.create(pods, pod('a', 'p1'));
+        server.store.create(pods, pod('a', 'p2'));
+        const events = await firstEvents(watch$(server.kubeConfig, pods, { sendInitialEvents: true, allowWatchBookmarks: true, resourceVersion: '' }), 3);
+        expect(events.slice(0, 2).map((e) => `${e.type} ${e.object.metadata.name}`).sort()).toEqual(['ADDED p1', 'ADDED p2']);
+        expect(events[2]?.type).toBe('BOOKMARK');
+        expect(events[2]?.object.metadata.annotations?.['k8s.io/initial-events-end']).toBe('true');
+      });
+    } else {
+      it('fails with StatusError 422 when the server does not serve streaming lists', async () => {
+        await start();
+        const result = await collect(watch$(server.kubeConfig, pods, { sendInitialEvents: true, allowWatchBookmarks: true, resourceVersion: '' }));
+        expect(result.error).toBeInstanceOf(StatusError);
+        expect(result.error).toMatchObject({ code: 422, reason: 'Invalid' });
+      });
+    }
 
     it('fails with StatusError 410 when watching from a compacted resourceVersion', async () => {
       await start();
@@ -212,7 +222,9 @@ describe('sources against the loopback API server', () => {
       const proxy = await startProxy(server.url);
       try {
         const kubeConfig = kubeConfigFor({ server: 'http://kubernetes.invalid:80', cluster: { proxyUrl: proxy.url, skipTLSVerify: true } });
-        const events = await firstEvents(watch$(kubeConfig, pods, { sendInitialEvents: true, allowWatchBookmarks: true }), 1);
+        server.store.create(pods, pod('a', 'p1'));
+        // From "0" every version starts with the objects it holds: synthetic ADDED events, or a streaming list.
+        const events = await firstEvents(watch$(kubeConfig, pods, { resourceVersion: '0' }), 1);
         expect(events).toHaveLength(1);
         await proxy.tunnelsClosed[0];
       } finally {

@@ -6,16 +6,17 @@ import { informer } from '../../lib/informer/informer';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { waitForSync } from '../../lib/informer/waitForSync';
+import { describeEachServerVersion } from '../support/serverVersions';
 
 /**
  * The seed's two ways to run informers (client-go: SharedInformerFactory, and a lone
  * SharedIndexInformer), written the way a user would write them with rx-informer.
  */
-describe('the two usage styles', () => {
+describeEachServerVersion('the two usage styles', (serverVersion) => {
   let server: ApiServer;
   let kubeConfig: KubeConfig;
   beforeEach(async () => {
-    server = await startApiServer();
+    server = await startApiServer({ serverVersion });
     kubeConfig = server.kubeConfig;
     server.store.create(pods, { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name: 'web-1' } });
   });

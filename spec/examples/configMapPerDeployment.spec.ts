@@ -3,6 +3,7 @@ import { StatusError } from '../../lib/sources/errors';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { infoName, main } from '../../examples/configMapPerDeployment';
 import { Lines } from './lines';
+import { describeEachServerVersion } from '../support/serverVersions';
 
 const NS = 'shop';
 
@@ -23,7 +24,7 @@ function infoOf(server: ApiServer, name: string): ConfigMap | undefined {
   return server.store.get(configMaps, NS, infoName(name));
 }
 
-describe('example: a ConfigMap per Deployment, against the loopback API server', () => {
+describeEachServerVersion('example: a ConfigMap per Deployment, against the loopback API server', (serverVersion) => {
   let server: ApiServer;
   let lines: Lines;
   let stop: AbortController;
@@ -35,7 +36,7 @@ describe('example: a ConfigMap per Deployment, against the loopback API server',
   };
 
   beforeEach(async () => {
-    server = await startApiServer();
+    server = await startApiServer({ serverVersion });
     lines = new Lines();
     stop = new AbortController();
     running = undefined;
@@ -133,7 +134,7 @@ describe('example: a ConfigMap per Deployment, against the loopback API server',
 
     await server.close();
     // A streaming list is a watch: forbid both, as RBAC without read access does.
-    server = await startApiServer({ deny: [{ verb: 'list', resource: 'deployments' }, { verb: 'watch', resource: 'deployments' }] });
+    server = await startApiServer({ serverVersion, deny: [{ verb: 'list', resource: 'deployments' }, { verb: 'watch', resource: 'deployments' }] });
     const denied = main(server.kubeConfig, { namespace: NS, log: lines.log, syncTimeout: 300 });
     await expect(denied).rejects.toBeInstanceOf(StatusError);
     await expect(denied).rejects.toMatchObject({ code: 403 });

@@ -6,6 +6,7 @@ import type { Change } from '../../lib/store/change';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { becameReady, isReady, main, quietPerObject } from '../../examples/customOperator';
 import { Lines } from './lines';
+import { describeEachServerVersion } from '../support/serverVersions';
 
 const withReady = (name: string, ready: boolean | undefined, resourceVersion = '1'): Pod => ({
   apiVersion: 'v1',
@@ -53,10 +54,10 @@ describe('example: custom operators', () => {
   });
 });
 
-describe('example: pods that became Ready, against the loopback API server', () => {
+describeEachServerVersion('example: pods that became Ready, against the loopback API server', (serverVersion) => {
   let server: ApiServer;
   beforeEach(async () => {
-    server = await startApiServer();
+    server = await startApiServer({ serverVersion });
   });
   afterEach(() => server.close());
 

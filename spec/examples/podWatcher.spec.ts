@@ -2,13 +2,14 @@ import { pods, type Pod } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { main } from '../../examples/podWatcher';
 import { Lines } from './lines';
+import { describeEachServerVersion } from '../support/serverVersions';
 
 const pod = (namespace: string, name: string): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace, name } });
 
-describe('example: the pod watcher, against the loopback API server', () => {
+describeEachServerVersion('example: the pod watcher, against the loopback API server', (serverVersion) => {
   let server: ApiServer;
   beforeEach(async () => {
-    server = await startApiServer();
+    server = await startApiServer({ serverVersion });
   });
   afterEach(() => server.close());
 
@@ -55,7 +56,7 @@ describe('example: the pod watcher, against the loopback API server', () => {
   it('gives up with the 403 when RBAC forbids listing pods, instead of waiting for ever', async () => {
     await server.close();
     // A streaming list is a watch: forbid both, as RBAC without read access does.
-    server = await startApiServer({ deny: [{ verb: 'list', resource: 'pods' }, { verb: 'watch', resource: 'pods' }] });
+    server = await startApiServer({ serverVersion, deny: [{ verb: 'list', resource: 'pods' }, { verb: 'watch', resource: 'pods' }] });
     const lines = new Lines();
     await expect(main(server.kubeConfig, { syncTimeout: 300, log: lines.log })).rejects.toMatchObject({ name: 'StatusError', code: 403 });
     expect(lines.seen.some((line) => line.startsWith('health: backingOff'))).toBe(true);

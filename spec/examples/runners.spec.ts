@@ -4,18 +4,19 @@ import { configMaps, deployments, type Deployment } from '../../lib/resources/bu
 import { createChurn, startApiServer, type ApiServer } from '../../lib/testing';
 import { REPO, runTypeScript, scratchFolder, type Scratch } from '../docs/snippets';
 import { Lines } from './lines';
+import { describeEachServerVersion } from '../support/serverVersions';
 
 /**
  * Each example is also a program (`npx ts-node examples/<name>.ts`): its `require.main` runner
  * loads client-node, reads the default kubeconfig ($KUBECONFIG here) and runs `main`.
  */
-describe('the examples as programs, through $KUBECONFIG', () => {
+describeEachServerVersion('the examples as programs, through $KUBECONFIG', (serverVersion) => {
   let server: ApiServer;
   let scratch: Scratch;
   let kubeconfig: string;
 
   beforeEach(async () => {
-    server = await startApiServer();
+    server = await startApiServer({ serverVersion });
     scratch = scratchFolder();
     kubeconfig = scratch.write('kubeconfig', server.kubeConfig.exportConfig());
   });

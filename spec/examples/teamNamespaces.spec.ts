@@ -2,6 +2,7 @@ import { configMaps, leases, namespaces, type ConfigMap, type Namespace } from '
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { CONFIG_MAP, main, MANAGED_BY } from '../../examples/teamNamespaces';
 import { Lines } from './lines';
+import { describeEachServerVersion } from '../support/serverVersions';
 
 /** Short election timings, so that hand-overs take a fraction of a second. */
 const TIMINGS = { leaseDuration: 2_000, renewDeadline: 1_500, retryPeriod: 200 };
@@ -10,7 +11,7 @@ function teamNamespace(name: string, team?: string): Namespace {
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name, ...(team === undefined ? {} : { labels: { team } }) } };
 }
 
-describe('example: team namespaces, leader-elected, against the loopback API server', () => {
+describeEachServerVersion('example: team namespaces, leader-elected, against the loopback API server', (serverVersion) => {
   let server: ApiServer;
   const replicas: { stop: AbortController; running: Promise<void>; lines: Lines }[] = [];
 
@@ -30,7 +31,7 @@ describe('example: team namespaces, leader-elected, against the loopback API ser
   const teamOf = (namespace: string): ConfigMap | undefined => server.store.get(configMaps, namespace, CONFIG_MAP);
 
   beforeEach(async () => {
-    server = await startApiServer();
+    server = await startApiServer({ serverVersion });
   });
   afterEach(async () => {
     for (const replica of replicas.splice(0)) {

@@ -11,6 +11,7 @@ import type { Snapshot } from '../../lib/store/snapshot';
 import { labelIndex } from '../../lib/store/indexers';
 import { dropManagedFields } from '../../lib/store/transforms';
 import { startApiServer, widgets, type ApiServer } from '../../lib/testing';
+import { describeEachServerVersion, isServedList } from '../support/serverVersions';
 
 const fastBackoff = { initialMs: 10, maxMs: 50 };
 const podIn = (namespace: string, name: string, labels: Record<string, string> = {}): Pod => ({
@@ -19,11 +20,11 @@ const podIn = (namespace: string, name: string, labels: Record<string, string> =
   metadata: { namespace, name, labels, managedFields: [{ manager: 'test' }] },
 });
 
-describe('informerFactory', () => {
+describeEachServerVersion('informerFactory', (serverVersion) => {
   let server: ApiServer;
   let factory: InformerFactory | undefined;
   beforeEach(async () => {
-    server = await startApiServer();
+    server = await startApiServer({ serverVersion });
   });
   afterEach(async () => {
     await factory?.shutdown();
@@ -32,9 +33,8 @@ describe('informerFactory', () => {
   });
   const make = (options: Parameters<typeof informerFactory>[1] = {}): InformerFactory =>
     (factory = informerFactory(server.kubeConfig, { backoff: fastBackoff, ...options }));
-  /** Requests that fill a cache: lists, and streaming lists (watches with sendInitialEvents). */
-  const listRequests = (plural: string) =>
-    server.requests.entries.filter((r) => (r.verb === 'list' || r.query['sendInitialEvents'] === 'true') && r.resource === plural);
+  /** Requests that filled a cache: lists, and streaming lists the server served. */
+  const listRequests = (plural: string) => server.requests.entries.filter((r) => isServedList(r) && r.resource === plural);
 
   it('hands its request options (list read-ahead) to every informer, and informer() hands them to its lister-watcher', () => {
     const made = jest.spyOn(kubeListerWatcherModule, 'kubeListerWatcher');
@@ -84,7 +84,7 @@ describe('informerFactory', () => {
 
   it('rejects waitForSync with the error of an informer the server forbids, instead of hanging', async () => {
     await server.close();
-    server = await startApiServer({ deny: [{ resource: 'configmaps' }] });
+    server = await startApiServer({ serverVersion, deny: [{ resource: 'configmaps' }] });
     const f = make();
     f.informerFor(pods);
     f.informerFor(configMaps);
@@ -156,7 +156,7 @@ describe('informerFactory', () => {
 
   it('rejects a waitForSync in progress with an InformerStoppedError when the factory shuts down', async () => {
     await server.close();
-    server = await startApiServer({ deny: [{ resource: 'pods' }] });
+    server = await startApiServer({ serverVersion, deny: [{ resource: 'pods' }] });
     const f = make();
     f.informerFor(pods);
     f.start();

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { pods } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { REPO, scratchFolder, type Scratch } from '../docs/snippets';
+import { describeEachServerVersion } from '../support/serverVersions';
 
 /** How a child process ended, and what it printed. */
 interface Exit {
@@ -38,11 +39,11 @@ function runUntilSigterm(file: string, env: NodeJS.ProcessEnv, boundMs: number):
   });
 }
 
-describe('a process that calls factory.shutdown()', () => {
+describeEachServerVersion('a process that calls factory.shutdown()', (serverVersion) => {
   let server: ApiServer;
   let scratch: Scratch;
   beforeEach(async () => {
-    server = await startApiServer();
+    server = await startApiServer({ serverVersion });
     server.store.create(pods, { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name: 'a' } });
     scratch = scratchFolder();
   });

@@ -7,6 +7,7 @@ import { waitForSync } from '../../lib/informer/waitForSync';
 import type { KubeObject } from '../../lib/store/object';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { startApiServer, type ApiServer } from '../../lib/testing';
+import { describeEachServerVersion } from '../support/serverVersions';
 
 /**
  * Every resource of the Kubernetes 1.30 API (kubernetes-types 1.30) that can be listed and watched,
@@ -142,10 +143,10 @@ describe('the wire types (checked by the type-check of npm test)', () => {
   });
 });
 
-describe('every built-in descriptor against the loopback API server', () => {
+describeEachServerVersion('every built-in descriptor against the loopback API server', (serverVersion) => {
   let server: ApiServer;
   beforeAll(async () => {
-    server = await startApiServer({ resources: descriptors });
+    server = await startApiServer({ serverVersion, resources: descriptors });
   });
   afterAll(() => server.close());
 

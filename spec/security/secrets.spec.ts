@@ -9,6 +9,7 @@ import type { Logger } from '../../lib/logger';
 import { pods } from '../../lib/resources/builtins';
 import { loadClientNode, startApiServer, testCertificates, type ApiServer } from '../../lib/testing';
 import { waitForSync } from '../../lib/informer/waitForSync';
+import { describeEachServerVersion } from '../support/serverVersions';
 
 /**
  * Credentials never leak into what the library emits. Every message it produces (health$
@@ -98,7 +99,7 @@ async function faultStorm(server: ApiServer): Promise<void> {
   server.store.create(pods, { metadata: { name: 'after', namespace: 'default' } });
 }
 
-describe('security: credentials never appear in errors, logs or health$', () => {
+describeEachServerVersion('security: credentials never appear in errors, logs or health$', (serverVersion) => {
   let server: ApiServer | undefined;
   let directory: string;
   beforeEach(() => {
@@ -111,14 +112,14 @@ describe('security: credentials never appear in errors, logs or health$', () => 
   });
 
   it('a wrong bearer token: the 401 is reported, the tokens are not', async () => {
-    server = await startApiServer({ token: SERVER_TOKEN });
+    server = await startApiServer({ serverVersion, token: SERVER_TOKEN });
     const transcript = await transcriptOf(kubeConfigOf({ server: server.url }, { token: WRONG_TOKEN }), () => undefined, server);
     expect(transcript.text).toMatch(/401/);
     expectNoSecrets(transcript);
   });
 
   it('the right bearer token through a storm of 500s, 429s, garbage, cuts and a restart: none of it carries the token', async () => {
-    server = await startApiServer({ token: SERVER_TOKEN });
+    server = await startApiServer({ serverVersion, token: SERVER_TOKEN });
     server.store.create(pods, { metadata: { name: 'a', namespace: 'default' } });
     const transcript = await transcriptOf(kubeConfigOf({ server: server.url }, { token: SERVER_TOKEN }), faultStorm, server);
     expect(transcript.text).toMatch(/etcd leader changed/);
@@ -127,7 +128,7 @@ describe('security: credentials never appear in errors, logs or health$', () => 
   });
 
   it('a client certificate and key over TLS, through the same storm: the key never appears', async () => {
-    server = await startApiServer({ tls: true, token: SERVER_TOKEN });
+    server = await startApiServer({ serverVersion, tls: true, token: SERVER_TOKEN });
     server.store.create(pods, { metadata: { name: 'a', namespace: 'default' } });
     const kubeConfig = kubeConfigOf(
       { server: server.url, caData: Buffer.from(testCertificates.caCert).toString('base64') },
@@ -139,7 +140,7 @@ describe('security: credentials never appear in errors, logs or health$', () => 
   });
 
   it('a credential plugin that fails and prints the token and an Authorization header: neither is repeated', async () => {
-    server = await startApiServer({ token: SERVER_TOKEN });
+    server = await startApiServer({ serverVersion, token: SERVER_TOKEN });
     const plugin = path.join(directory, 'plugin.sh');
     fs.writeFileSync(plugin, `#!/bin/sh\necho "refresh failed: Authorization: Bearer ${PLUGIN_TOKEN}" >&2\necho "token=${PLUGIN_TOKEN}" >&2\nexit 1\n`, { mode: 0o755 });
     const transcript = await transcriptOf(kubeConfigOf({ server: server.url }, { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' } }), () => undefined, server);

@@ -3,6 +3,7 @@ import { NetworkError } from '../../lib/sources/errors';
 import { loadClientNode, startApiServer, testCertificates, type ApiServer } from '../../lib/testing';
 import { waitForSync } from '../../lib/informer/waitForSync';
 import { runInformer, type RunningInformer } from '../badInput/rawApiServer';
+import { describeEachServerVersion } from '../support/serverVersions';
 
 type ClusterOptions = { caData?: string; skipTLSVerify?: boolean };
 
@@ -20,7 +21,7 @@ function kubeConfigFor(url: string, cluster: ClusterOptions): KubeConfig {
 
 const base64 = (pem: string) => Buffer.from(pem).toString('base64');
 
-describe('security: TLS verification stays on unless the kubeconfig turns it off', () => {
+describeEachServerVersion('security: TLS verification stays on unless the kubeconfig turns it off', (serverVersion) => {
   let server: ApiServer | undefined;
   let running: RunningInformer | undefined;
   afterEach(async () => {
@@ -39,7 +40,7 @@ describe('security: TLS verification stays on unless the kubeconfig turns it off
   }
 
   it('rejects a server whose certificate the system trust store does not vouch for (no CA in the kubeconfig)', async () => {
-    server = await startApiServer({ tls: true });
+    server = await startApiServer({ serverVersion, tls: true });
     const result = await outcome(kubeConfigFor(server.url, {}));
     expect(result).toBeInstanceOf(NetworkError);
     expect((result as NetworkError).message).toMatch(/certificate/i);
@@ -47,7 +48,7 @@ describe('security: TLS verification stays on unless the kubeconfig turns it off
   });
 
   it('rejects a server certificate not signed by the CA the kubeconfig names', async () => {
-    server = await startApiServer({ tls: true });
+    server = await startApiServer({ serverVersion, tls: true });
     // A leaf certificate is no CA: nothing it "signs" can be trusted.
     const result = await outcome(kubeConfigFor(server.url, { caData: base64(testCertificates.clientCert) }));
     expect(result).toBeInstanceOf(NetworkError);
@@ -56,7 +57,7 @@ describe('security: TLS verification stays on unless the kubeconfig turns it off
 
   it('rejects a certificate issued for another host name, even from the right CA', async () => {
     // The test certificate covers 127.0.0.1, ::1 and localhost; 127.0.0.2 is loopback too, but not named in it.
-    server = await startApiServer({ tls: true, host: '127.0.0.2' });
+    server = await startApiServer({ serverVersion, tls: true, host: '127.0.0.2' });
     const result = await outcome(kubeConfigFor(server.url, { caData: base64(testCertificates.caCert) }));
     expect(result).toBeInstanceOf(NetworkError);
     expect((result as NetworkError).message).toMatch(/altnames|host|IP/i);
@@ -64,7 +65,7 @@ describe('security: TLS verification stays on unless the kubeconfig turns it off
   });
 
   it('syncs with the CA the kubeconfig names', async () => {
-    server = await startApiServer({ tls: true });
+    server = await startApiServer({ serverVersion, tls: true });
     server.store.create({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true }, { metadata: { name: 'a', namespace: 'default' } });
     const result = await outcome(kubeConfigFor(server.url, { caData: base64(testCertificates.caCert) }));
     expect(result).not.toBeInstanceOf(Error);
@@ -72,7 +73,7 @@ describe('security: TLS verification stays on unless the kubeconfig turns it off
   });
 
   it('skips verification only when the kubeconfig says insecure-skip-tls-verify', async () => {
-    server = await startApiServer({ tls: true });
+    server = await startApiServer({ serverVersion, tls: true });
     const result = await outcome(kubeConfigFor(server.url, { skipTLSVerify: true }));
     expect(result).not.toBeInstanceOf(Error);
     expect((result as { synced: boolean }).synced).toBe(true);

@@ -2,7 +2,11 @@ import { configMaps, namespaces, pods } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing/server';
 import { get } from './httpHelpers';
 
-/** Lists over real HTTP: PROTOCOL.md B.2–B.4 and B.8. */
+/**
+ * Lists over real HTTP: PROTOCOL.md B.2–B.4 and B.8, as the server answers without a
+ * `serverVersion` (the newest version's answers; it also pages a list at "0", which no version's
+ * watch cache does). What differs by version is in serverVersions.spec.ts.
+ */
 
 let server: ApiServer;
 

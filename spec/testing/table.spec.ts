@@ -221,7 +221,6 @@ describe('negotiation and options', () => {
     for (const accept of [
       'application/json',
       'application/json, */*',
-      'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json',
       'application/json;as=Table;v=v2;g=meta.k8s.io,application/json',
       'application/json,application/json;as=Table;v=v1;g=meta.k8s.io',
       'application/json;as=Table;v=v1;g=meta.k8s.io;q=0.5,application/json',

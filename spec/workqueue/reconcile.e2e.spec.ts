@@ -7,6 +7,7 @@ import { hashString } from '../../lib/testing/random';
 import { changedKeys } from '../../lib/workqueue/changedKeys';
 import { reconcile, type QueueStats } from '../../lib/workqueue/reconcile';
 import { until } from '../support/until';
+import { describeEachServerVersion } from '../support/serverVersions';
 
 /**
  * reconcile() behind a real informer over HTTP, in real time, while the loopback server churns
@@ -14,11 +15,11 @@ import { until } from '../support/until';
  * every key's last reconcile has seen its final state.
  */
 
-describe('reconcile() over an informer against the loopback server', () => {
+describeEachServerVersion('reconcile() over an informer against the loopback server', (serverVersion) => {
   let server: ApiServer;
   let running: Subscription[];
   beforeEach(async () => {
-    server = await startApiServer();
+    server = await startApiServer({ serverVersion });
     running = [];
   });
   afterEach(async () => {

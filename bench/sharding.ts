@@ -1,0 +1,203 @@
+/**
+ * Per-replica figures of sharded informers: `node -r ts-node/register/transpile-only bench/sharding.ts`.
+ *
+ * One loopback API server (this process) holds `--pods` pods (the churn generator's, with
+ * managedFields, ~4.4 KB each); for each replica count in `--replicas` (default 1,2,4) and each
+ * mode in `--modes` (default server,client), that many replica processes (forked, `--expose-gc`)
+ * run a sharded pod informer on one ring. Once every replica serves the buckets the placement
+ * gives it and its cache is synced, each reports its heap after a full GC, minus its heap before
+ * the informer started (the cache's share of the heap). Then this process updates `--events` pods
+ * as fast as it can, and each replica reports how long it took to apply the updates of its own
+ * pods (from the first update sent to its last one applied): its events/s. Runs are interleaved
+ * (`--reps` rounds of every configuration) and reported as ranges.
+ *
+ * The goal: per-replica heap ≈ 1/N of one replica's in `server` mode; `client` mode decodes every
+ * event on every replica, so its events/s do not grow with N.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { firstValueFrom, filter } from 'rxjs';
+import { pods, type Pod } from '../lib/resources/builtins';
+import { bucketsOf } from '../lib/sharding/placement';
+import { objectBucket } from '../lib/sharding/shardListerWatcher';
+import { shardedInformer, type ShardFilterMode } from '../lib/sharding/shardedInformer';
+import { createChurn } from '../lib/testing/churn';
+import { loopbackKubeConfig } from '../lib/testing/kubeConfig';
+import { startApiServer, type ApiServer } from '../lib/testing/server';
+
+const BUCKETS = 64;
+const TIMINGS = { leaseDuration: 5_000, renewDeadline: 4_000, retryPeriod: 1_000 } as const;
+
+/** Parent → replica. */
+type Command = { readonly kind: 'expect'; readonly updates: number };
+/** Replica → parent. */
+type Report =
+  | { readonly kind: 'settled'; readonly heapBytes: number; readonly cacheHeapBytes: number; readonly objects: number; readonly owned: readonly number[] }
+  | { readonly kind: 'applied'; readonly updates: number; readonly firstAt: number; readonly lastAt: number };
+
+function heapAfterGc(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  gc?.();
+  return process.memoryUsage().heapUsed;
+}
+
+/** A replica process: caches its share, reports its heap, then counts the updates it applies. */
+async function replica(url: string, id: string, members: readonly string[], mode: ShardFilterMode, ring: string): Promise<void> {
+  const send = (report: Report): void => void process.send!(report);
+  // The baseline: client-node loaded (the KubeConfig) and the informer built, nothing listed yet.
+  const kubeConfig = loopbackKubeConfig({ url, tls: false, token: undefined });
+  const shard = shardedInformer<Pod>(kubeConfig, pods, { ring: { name: ring, namespace: 'default' }, identity: id, buckets: BUCKETS, mode, ...TIMINGS, pageSize: 500 });
+  const before = heapAfterGc();
+  const placed = bucketsOf(id, members, BUCKETS).join();
+  let updates = 0;
+  let firstAt = 0;
+  let lastAt = 0;
+  let expected = Infinity;
+  const counting = shard.changes$.subscribe((change) => {
+    if (change.type !== 'update') return;
+    updates++;
+    lastAt = Date.now();
+    if (updates >= expected) send({ kind: 'applied', updates, firstAt, lastAt });
+  });
+  let latest = { synced: false, size: 0 };
+  const progress = setInterval(() => process.stderr.write(`${id}: ${shard.owned().length} buckets (placed ${placed.split(',').length}), ${latest.size} pods, synced ${latest.synced}\n`), 30_000);
+  const snapshot = await firstValueFrom(
+    shard.informer$.pipe(
+      filter((s) => {
+        latest = { synced: s.synced, size: s.size };
+        return s.synced && shard.owned().join() === placed && [...s.values()].every((pod) => shard.owns(pod));
+      }),
+    ),
+  );
+  clearInterval(progress);
+  // Let the last relist's garbage go before measuring.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const heapBytes = heapAfterGc();
+  send({ kind: 'settled', heapBytes, cacheHeapBytes: heapBytes - before, objects: snapshot.size, owned: shard.owned() });
+  process.on('message', (command: Command) => {
+    if (command.kind !== 'expect') return;
+    firstAt = Date.now();
+    expected = command.updates;
+    if (updates >= expected) send({ kind: 'applied', updates, firstAt, lastAt });
+  });
+  process.on('disconnect', () => {
+    counting.unsubscribe();
+    process.exit(0);
+  });
+}
+
+interface RunResult {
+  readonly replicas: number;
+  readonly mode: ShardFilterMode;
+  readonly cacheHeapMb: number[];
+  readonly objects: number[];
+  readonly eventsPerSecond: number[];
+}
+
+function nextReport<K extends Report['kind']>(child: ChildProcess, kind: K): Promise<Extract<Report, { kind: K }>> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (report: Report): void => {
+      if (report.kind !== kind) return;
+      child.off('message', onMessage);
+      resolve(report as Extract<Report, { kind: K }>);
+    };
+    child.on('message', onMessage);
+    child.once('exit', (code) => reject(new Error(`replica exited with ${code}`)));
+  });
+}
+
+async function runOnce(server: ApiServer, replicas: number, mode: ShardFilterMode, events: number, round: number): Promise<RunResult> {
+  const ring = `bench-${mode}-${replicas}-${round}`;
+  const members = Array.from({ length: replicas }, (_, i) => `replica-${i}`);
+  const children = members.map((id) =>
+    fork(__filename, ['--replica', server.url, id, members.join(','), mode, ring], { execArgv: ['-r', 'ts-node/register/transpile-only', '--expose-gc', '--max-old-space-size=4096'] }),
+  );
+  try {
+    const settled = await Promise.all(children.map((child) => nextReport(child, 'settled')));
+    // Updates, as fast as the store takes them; each replica applies those of its own pods.
+    const all = server.store.list(pods);
+    const chosen = Array.from({ length: events }, (_, i) => all[(i * 7919) % all.length]!);
+    const perReplica = settled.map((report) => {
+      const owned = new Set(report.owned);
+      return chosen.filter((pod) => owned.has(objectBucket(pod, 'uid', BUCKETS))).length;
+    });
+    const applied = children.map((child) => nextReport(child, 'applied'));
+    children.forEach((child, i) => child.send({ kind: 'expect', updates: perReplica[i]! } satisfies Command));
+    for (const [i, pod] of chosen.entries()) {
+      const current = server.store.get(pods, pod.metadata.namespace, pod.metadata.name)!;
+      server.store.update(pods, { ...current, metadata: { ...current.metadata, resourceVersion: undefined, labels: { ...current.metadata.labels, bench: String(i) } } });
+      // Let the watches drain now and then, as a real API server's would between writes.
+      if (i % 500 === 499) await new Promise((resolve) => setImmediate(resolve));
+    }
+    const done = await Promise.all(applied);
+    return {
+      replicas,
+      mode,
+      cacheHeapMb: settled.map((report) => report.cacheHeapBytes / 2 ** 20),
+      objects: settled.map((report) => report.objects),
+      eventsPerSecond: done.map((report) => (report.updates * 1000) / Math.max(1, report.lastAt - report.firstAt)),
+    };
+  } finally {
+    for (const child of children) child.disconnect();
+    await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once('exit', resolve)))));
+  }
+}
+
+function option(name: string, fallback: string): string {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? fallback : process.argv[at + 1]!;
+}
+
+const range = (values: readonly number[], digits = 1): string => {
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  return low.toFixed(digits) === high.toFixed(digits) ? low.toFixed(digits) : `${low.toFixed(digits)}–${high.toFixed(digits)}`;
+};
+
+async function main(): Promise<void> {
+  const podCount = Number(option('--pods', '100000'));
+  const events = Number(option('--events', '5000'));
+  const reps = Number(option('--reps', '2'));
+  const replicaCounts = option('--replicas', '1,2,4').split(',').map(Number);
+  const modes = option('--modes', 'server,client').split(',') as ShardFilterMode[];
+  const server = await startApiServer({ historyLimit: Math.max(10_000, events * 2) });
+  createChurn(server.store, { pods: podCount, namespaces: 10, seed: 1 }).populate();
+  process.stdout.write(`${podCount} pods, ${events} updates, ${BUCKETS} buckets, ${reps} rounds; load average ${loadavg().map((l: number) => l.toFixed(1)).join(' ')}\n`);
+  const results: RunResult[] = [];
+  for (let round = 0; round < reps; round++) {
+    for (const mode of modes) {
+      for (const replicas of replicaCounts) {
+        const result = await runOnce(server, replicas, mode, events, round);
+        results.push(result);
+        process.stdout.write(`round ${round + 1} ${mode} ×${replicas}: cache heap MB ${result.cacheHeapMb.map((v) => v.toFixed(1)).join(' ')}; objects ${result.objects.join(' ')}; events/s ${result.eventsPerSecond.map((v) => v.toFixed(0)).join(' ')}\n`);
+      }
+    }
+  }
+  process.stdout.write('\nmode    replicas  cache heap per replica (MB)  ÷ one replica’s  objects per replica  events/s per replica\n');
+  for (const mode of modes) {
+    const single = results.filter((r) => r.mode === mode && r.replicas === 1).flatMap((r) => r.cacheHeapMb);
+    const singleMean = single.reduce((a, b) => a + b, 0) / Math.max(1, single.length);
+    for (const replicas of replicaCounts) {
+      const runs = results.filter((r) => r.mode === mode && r.replicas === replicas);
+      const heap = runs.flatMap((r) => r.cacheHeapMb);
+      process.stdout.write(
+        `${mode.padEnd(8)}${String(replicas).padEnd(10)}${range(heap).padEnd(29)}${range(heap.map((h) => h / singleMean), 2).padEnd(17)}${range(runs.flatMap((r) => r.objects), 0).padEnd(21)}${range(runs.flatMap((r) => r.eventsPerSecond), 0)}\n`,
+      );
+    }
+  }
+  await server.close();
+}
+
+if (process.argv[2] === '--replica') {
+  const [, , , url, id, members, mode, ring] = process.argv;
+  replica(url!, id!, members!.split(','), mode as ShardFilterMode, ring!).catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+} else {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+}

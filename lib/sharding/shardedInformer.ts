@@ -1,0 +1,196 @@
+import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
+import { asyncScheduler, BehaviorSubject, defer, distinctUntilChanged, filter, finalize, map, NEVER, type Observable, of, share, startWith, switchMap, concat, tap } from 'rxjs';
+import { checkInformerConfig } from '../informer/checkInformerConfig';
+import { informerFrom, informerName, informerOfDeltas, type Informer, type InformerOptions } from '../informer/informer';
+import { kubeLeaseClient } from '../leaderElection/leaseClient';
+import type { LeaseClient } from '../leaderElection/leaseClient';
+import { silentLogger } from '../logger';
+import type { Delta } from '../reflector/delta';
+import { reflect } from '../reflector/reflect';
+import { leases, type Lease } from '../resources/builtins';
+import type { Resource } from '../resources/resource';
+import { kubeListerWatcher } from '../sources/kubeListerWatcher';
+import type { ListerWatcher } from '../sources/listerWatcher';
+import type { KubeObject } from '../store/object';
+import { resolveRingConfig, type RingMemberOptions } from './ringConfig';
+import { RING_LABEL } from './ringLease';
+import { ringMembership, type OwnershipEvent } from './ringMember';
+import { objectBucket, shardListerWatcher, type ShardKey } from './shardListerWatcher';
+
+/**
+ * How a sharded informer narrows the resource to its buckets.
+ * - `server`: KEP-5866's `shardSelector` (Kubernetes 1.36+ with the `ShardedListAndWatch` gate):
+ *   the API server sends only this replica's objects, so ingest and heap shrink with the replica
+ *   count. Trusted only when a list echoes it in `metadata.shardInfo`; otherwise `client`.
+ * - `client`: any server. Every replica receives and decodes everything and keeps its share: the
+ *   cache (heap) shrinks, ingest (network, CPU) does not.
+ */
+export type ShardFilterMode = 'server' | 'client';
+
+/** Options of {@link shardedInformer}: the ring, the scope and everything an informer takes. */
+export interface ShardedInformerOptions<T extends KubeObject = KubeObject> extends InformerOptions<T>, Omit<RingMemberOptions, 'scheduler' | 'logger'> {
+  /** What is hashed into buckets: the object's uid (default; spreads evenly) or its namespace (keeps a namespace together). */
+  readonly key?: ShardKey;
+  /** Server-side filtering, falling back to client-side where the server ignores it (default `server`), or client-side only. */
+  readonly mode?: ShardFilterMode;
+}
+
+/** A sharded informer: an {@link Informer} of the objects in this replica's buckets, and the buckets. */
+export interface ShardedInformer<T extends KubeObject = KubeObject> extends Informer<T> {
+  /**
+   * This replica's ring membership: the members it sees, the buckets it acquires and releases, its
+   * renewals. Shared with the informer (one Lease, one ring watch); subscribing only this joins
+   * the ring without caching anything. A late subscriber gets the events from then on: read
+   * {@link ShardedInformer.owned} for the current buckets.
+   */
+  readonly ownership$: Observable<OwnershipEvent>;
+  /** How the current list and watch are filtered: `server` until a server ignores the selector, then `client`. Replays the latest. */
+  readonly filtering$: Observable<ShardFilterMode>;
+  /** The buckets this replica serves now, sorted. */
+  owned(): readonly number[];
+  /** True when `object` hashes into a bucket this replica serves now: check it before acting on an object. */
+  owns(object: KubeObject): boolean;
+}
+
+/** Where a sharded informer's objects and Leases come from. */
+export interface ShardSources<T extends KubeObject> {
+  /** The whole resource in the informer's scope; the shard's filtering is added on top. */
+  readonly listerWatcher: ListerWatcher<T>;
+  /** Writes this replica's Lease and takes over silent members'. */
+  readonly leaseClient: LeaseClient;
+  /** The ring's Leases: label `rx-informer.io/ring=<ring>` in the ring's namespace. */
+  readonly ringListerWatcher: ListerWatcher<Lease>;
+}
+
+/**
+ * An informer of one replica's share of a resource. The replicas form a ring over Leases (one per
+ * replica, label `rx-informer.io/ring=<ring>`); the hash space of the objects' uids (or
+ * namespaces) is cut into `buckets` ranges, each placed on one live member by rendezvous hashing;
+ * a replica serves a bucket it gained only once the previous owner has released it or has been
+ * silent for two lease durations, and stops serving everything when it cannot renew in time.
+ *
+ * Every change of this replica's bucket set restarts its list and watch for the new set: objects
+ * of buckets gained arrive as adds, those of buckets released leave as deletes (in `changes$` and
+ * handlers), in the Replace that the new list makes. Until the ring view has synced the informer
+ * is not synced; a replica that owns no bucket has a synced, empty cache.
+ *
+ * No fencing exists: a paused replica can act on an object after another has taken its bucket
+ * (docs/guides/scale-out.md gives the bounds). Handlers must be idempotent, and may check
+ * `owns(object)` before acting.
+ *
+ * ## Example
+ * ```ts
+ * import { KubeConfig } from '@kubernetes/client-node';
+ * import { pods, shardedInformer } from 'rx-informer';
+ *
+ * const kubeConfig = new KubeConfig();
+ * kubeConfig.loadFromDefault();
+ * const shard = shardedInformer(kubeConfig, pods, { ring: { name: 'shop-pods', namespace: 'shop' }, identity: process.env.POD_NAME ?? 'replica-0' });
+ * shard.ownership$.subscribe((event) => console.log(event.type, 'buckets' in event ? event.buckets : ''));
+ * shard.handle({ onAdd: (pod) => console.log('mine:', pod.metadata.name) }).subscribe();
+ * ```
+ *
+ * @param kubeConfig the cluster and credentials (Leases need get, create, update, list, watch in the ring's namespace).
+ * @param resource what to shard.
+ * @param options the ring and this replica's identity; bucket count, key, filter mode, ring timings; the informer's options.
+ * @throws ConfigError, TypeError, RangeError at once for a config no retry can fix.
+ */
+export function shardedInformer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: ShardedInformerOptions<T>): ShardedInformer<T> {
+  const { namespace, labelSelector, fieldSelector, listReadAhead, withholdExcerpts, ring } = options;
+  const name = options.name ?? `${informerName(resource, options)}#${options.identity}`;
+  checkInformerConfig(kubeConfig, name, { labelSelector, fieldSelector });
+  return shardedInformerFrom(
+    {
+      listerWatcher: kubeListerWatcher(kubeConfig, resource, { namespace, labelSelector, fieldSelector }, { listReadAhead, withholdExcerpts }),
+      leaseClient: kubeLeaseClient(kubeConfig),
+      ringListerWatcher: kubeListerWatcher(kubeConfig, leases, { namespace: ring.namespace, labelSelector: `${RING_LABEL}=${ring.name}` }),
+    },
+    { ...options, name },
+  );
+}
+
+/**
+ * {@link shardedInformer} over any sources: the seam for tests in virtual time (`storeListerWatcher`
+ * and `storeLeaseClient` from `rx-informer/testing`) and for other transports.
+ *
+ * ## Example
+ * ```ts
+ * import { pods, shardedInformerFrom } from 'rx-informer';
+ * import { createClusterStore, storeLeaseClient, storeListerWatcher } from 'rx-informer/testing';
+ * import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
+ *
+ * const scheduler = new VirtualTimeScheduler(VirtualAction, 60_000);
+ * const store = createClusterStore();
+ * const shard = shardedInformerFrom(
+ *   {
+ *     listerWatcher: storeListerWatcher(store, pods, { scheduler }),
+ *     leaseClient: storeLeaseClient(store, { scheduler }),
+ *     ringListerWatcher: storeListerWatcher(store, leases, { scheduler, labelSelector: 'rx-informer.io/ring=demo' }),
+ *   },
+ *   { ring: { name: 'demo', namespace: 'default' }, identity: 'a', scheduler, mode: 'client' },
+ * );
+ * ```
+ *
+ * @param sources the resource's list and watch, the Lease client, the ring's Leases.
+ * @param options as {@link shardedInformer}'s (the scope options are the sources' business here).
+ * @throws TypeError, RangeError at once for an invalid ring or option.
+ */
+export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: ShardSources<T>, options: ShardedInformerOptions<T>): ShardedInformer<T> {
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const logger = options.logger ?? silentLogger;
+  const ringOptions: RingMemberOptions = { ...options, scheduler, logger };
+  const { buckets: count, identity } = resolveRingConfig(ringOptions);
+  const key = options.key ?? 'uid';
+  const name = options.name ?? `sharded#${identity}`;
+  const filtering = new BehaviorSubject<ShardFilterMode>(options.mode ?? 'server');
+  if (filtering.value !== 'server' && filtering.value !== 'client') throw new TypeError(`mode must be 'server' or 'client' (for a ring run by a sharder, use labelShardedInformer), got ${JSON.stringify(options.mode)}`);
+
+  // Per informer, not per module: the buckets served now, and whether the ring view has synced.
+  const owned = new Set<number>();
+  let ready = false;
+  const ringView = informerFrom(sources.ringListerWatcher, { name: `${name} ring`, scheduler, logger });
+  const ownership$ = ringMembership(sources.leaseClient, ringView.informer$, ringOptions).pipe(
+    tap((event) => {
+      if (event.type === 'members') ready = true;
+      else if (event.type === 'acquired') for (const bucket of event.buckets) owned.add(bucket);
+      else if (event.type === 'released') for (const bucket of event.buckets) owned.delete(bucket);
+    }),
+    finalize(() => {
+      owned.clear();
+      ready = false;
+    }),
+    share(),
+  );
+  const ownedNow = (): number[] => [...owned].sort((a, b) => a - b);
+
+  const onIgnored = (echoed: string | undefined, sent: string): void => {
+    if (filtering.value !== 'server') return;
+    logger.warn({ informer: name, sent, echoed }, 'the API server ignored the shard selector (no metadata.shardInfo echo): filtering client-side from now on');
+    filtering.next('client');
+  };
+
+  // One reflector per bucket set: a new set relists (the indexer's Replace turns the difference into adds and deletes).
+  const deltas = (reflectConfig: Parameters<typeof reflect>[1]): Observable<Delta<T>> =>
+    defer(() =>
+      ownership$.pipe(
+        startWith(undefined),
+        filter(() => ready),
+        map(() => ownedNow()),
+        distinctUntilChanged((a, b) => a.length === b.length && a.every((bucket, i) => bucket === b[i])),
+        switchMap((buckets) => filtering.pipe(map((mode) => ({ buckets, mode })))),
+        switchMap(({ buckets, mode }): Observable<Delta<T>> => {
+          if (buckets.length === 0) return concat(of<Delta<T>>({ type: 'Replace', items: [], first: true, last: true, resourceVersion: '' }), NEVER);
+          return reflect(shardListerWatcher(sources.listerWatcher, { buckets, count, key, filtering: mode, onIgnored }), reflectConfig);
+        }),
+      ),
+    );
+
+  const informer = informerOfDeltas(deltas, { ...options, name, scheduler, logger });
+  return {
+    ...informer,
+    ownership$,
+    filtering$: filtering.pipe(distinctUntilChanged()),
+    owned: ownedNow,
+    owns: (object) => owned.has(objectBucket(object, key, count)),
+  };
+}

@@ -1,0 +1,44 @@
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+
+/** `npm start -- --replicas 3`: the buckets of the stopped replica move to the others. */
+
+const REPO = path.resolve(__dirname, '../..');
+
+function runDemo(args: readonly string[]): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'demo/main.ts', ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The bucket counts of each replica in one printed table. */
+function bucketCounts(table: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const match of table.matchAll(/^ {2}(replica-\d) +(\d+) buckets/gm)) counts.set(match[1]!, Number(match[2]));
+  return counts;
+}
+
+it('shows each replica’s buckets, and the stopped one’s moving to the others', async () => {
+  const { code, stdout, stderr } = await runDemo(['--replicas', '3', '--pods', '300', '--stop-after', '1', '--duration', '4']);
+  expect(stderr).toBe('');
+  expect(code).toBe(0);
+  const [before, after] = stdout.split('stopped replica-1 (SIGTERM)') as [string, string];
+  expect(after).toBeDefined();
+  const tablesBefore = before.split(/^t=\d+s$/m);
+  const settled = bucketCounts(tablesBefore[tablesBefore.length - 1]!);
+  expect(settled.size).toBe(3);
+  expect([...settled.values()].reduce((a, b) => a + b, 0)).toBe(64);
+  const tablesAfter = after.split(/^t=\d+s$/m);
+  const last = tablesAfter[tablesAfter.length - 1]!;
+  expect(last).toMatch(/^ {2}replica-1 {2}stopped$/m);
+  expect(last).toContain('unowned buckets: 0');
+  const moved = bucketCounts(last);
+  expect(moved.get('replica-0')! + moved.get('replica-2')!).toBe(64);
+  expect(moved.get('replica-0')!).toBeGreaterThan(settled.get('replica-0')!);
+  expect(moved.get('replica-2')!).toBeGreaterThan(settled.get('replica-2')!);
+}, 300_000);

@@ -1,0 +1,87 @@
+import { filter, firstValueFrom } from 'rxjs';
+import { configMaps, leases, type ConfigMap } from '../../lib/resources/builtins';
+import { CONTROLLER_RING_LABEL, drainLabelOf, shardLabelOf } from '../../lib/sharding/labelShard';
+import { labelShardedInformer } from '../../lib/sharding/labelShardedInformer';
+import type { Snapshot } from '../../lib/store/snapshot';
+import { startApiServer, type ApiServer } from '../../lib/testing/server';
+
+/** `label` mode against the loopback server over HTTP, with the test as timebertt's sharder. */
+
+const RING = { name: 'example', namespace: 'default' } as const;
+const SHARD = shardLabelOf(RING.name);
+const DRAIN = drainLabelOf(RING.name);
+const TIMINGS = { leaseDuration: 2_000, renewDeadline: 1_500, retryPeriod: 300 };
+
+let server: ApiServer;
+beforeEach(async () => {
+  server = await startApiServer();
+  for (let i = 0; i < 12; i++) {
+    const shard = i % 3 === 2 ? undefined : `example-${i % 3}`;
+    server.store.create(configMaps, { metadata: { name: `cm-${i}`, namespace: 'default', ...(shard === undefined ? {} : { labels: { [SHARD]: shard } }) } });
+  }
+});
+afterEach(() => server.close());
+
+const names = (snapshot: Snapshot<ConfigMap>): string[] => [...snapshot.values()].map((cm) => cm.metadata.name).sort();
+const assignedTo = (shard: string): string[] =>
+  server.store
+    .list(configMaps)
+    .filter((cm) => cm.metadata.labels?.[SHARD] === shard)
+    .map((cm) => cm.metadata.name)
+    .sort();
+
+it('caches the objects the sharder assigned to it, holds its shard Lease, and acknowledges a drain by removing both labels', async () => {
+  const shard = labelShardedInformer(server.kubeConfig, configMaps, { ring: RING, identity: 'example-0', ...TIMINGS });
+  let latest: Snapshot<ConfigMap> | undefined;
+  const running = shard.informer$.subscribe((snapshot) => (latest = snapshot));
+  try {
+    const synced = await firstValueFrom(shard.informer$.pipe(filter((snapshot) => snapshot.synced && snapshot.size > 0)));
+    expect(names(synced)).toEqual(assignedTo('example-0'));
+    const lease = server.store.get(leases, RING.namespace, 'example-0');
+    expect(lease?.spec?.holderIdentity).toBe('example-0');
+    expect(lease?.metadata.labels?.[CONTROLLER_RING_LABEL]).toBe(RING.name);
+
+    // The sharder moves cm-0 off this live shard: drain label first.
+    const cm0 = server.store.get(configMaps, 'default', 'cm-0')!;
+    expect(shard.owns(cm0)).toBe(true);
+    server.store.update(configMaps, { ...cm0, metadata: { ...cm0.metadata, resourceVersion: undefined, labels: { ...cm0.metadata.labels, [DRAIN]: 'true' } } });
+    await firstValueFrom(shard.informer$.pipe(filter((snapshot) => !names(snapshot).includes('cm-0'))));
+    for (let i = 0; i < 100 && server.store.get(configMaps, 'default', 'cm-0')!.metadata.labels?.[SHARD] !== undefined; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    const acknowledged = server.store.get(configMaps, 'default', 'cm-0')!;
+    expect(acknowledged.metadata.labels?.[SHARD]).toBeUndefined();
+    expect(acknowledged.metadata.labels?.[DRAIN]).toBeUndefined();
+    expect(shard.owns(acknowledged)).toBe(false);
+
+    // The sharder assigns an unassigned object here: it arrives.
+    const cm2 = server.store.get(configMaps, 'default', 'cm-2')!;
+    server.store.update(configMaps, { ...cm2, metadata: { ...cm2.metadata, resourceVersion: undefined, labels: { [SHARD]: 'example-0' } } });
+    const withNew = await firstValueFrom(shard.informer$.pipe(filter((snapshot) => names(snapshot).includes('cm-2'))));
+    expect(names(withNew)).toEqual(assignedTo('example-0'));
+    expect(latest).toBeDefined();
+  } finally {
+    running.unsubscribe();
+  }
+}, 30_000);
+
+it('empties its cache when the sharder takes its Lease over (a shard it thought dead)', async () => {
+  const shard = labelShardedInformer(server.kubeConfig, configMaps, { ring: RING, identity: 'example-1', ...TIMINGS });
+  const states: string[] = [];
+  const watching = shard.lease$.subscribe((state) => states.push(state.state));
+  const running = shard.informer$.subscribe();
+  try {
+    const synced = await firstValueFrom(shard.informer$.pipe(filter((snapshot) => snapshot.synced && snapshot.size > 0)));
+    expect(names(synced)).toEqual(assignedTo('example-1'));
+    const lease = server.store.get(leases, RING.namespace, 'example-1')!;
+    server.store.update(leases, {
+      ...lease,
+      metadata: { ...lease.metadata, resourceVersion: undefined },
+      spec: { ...lease.spec, holderIdentity: 'shardlease-controller', leaseDurationSeconds: 4, leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + 1 },
+    });
+    const emptied = await firstValueFrom(shard.informer$.pipe(filter((snapshot) => snapshot.size === 0)));
+    expect(emptied.synced).toBe(true);
+    expect(states).toContain('lost');
+  } finally {
+    running.unsubscribe();
+    watching.unsubscribe();
+  }
+}, 30_000);

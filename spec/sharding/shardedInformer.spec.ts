@@ -1,0 +1,137 @@
+import { VirtualAction, VirtualTimeScheduler, type Subscription } from 'rxjs';
+import { leases, pods, type Pod } from '../../lib/resources/builtins';
+import { objectBucket } from '../../lib/sharding/shardListerWatcher';
+import { shardedInformerFrom, type ShardedInformer, type ShardFilterMode } from '../../lib/sharding/shardedInformer';
+import { RING_LABEL } from '../../lib/sharding/ringLease';
+import type { Snapshot } from '../../lib/store/snapshot';
+import { createClusterStore, storeLeaseClient, storeListerWatcher, type ClusterStore } from '../../lib/testing';
+
+/** Sharded informers in virtual time over one store: their caches split the objects between them. */
+
+const RING = { name: 'shop', namespace: 'default' } as const;
+const TIMINGS = { leaseDuration: 15_000, renewDeadline: 10_000, retryPeriod: 2_000 } as const;
+const BUCKETS = 16;
+
+interface Replica {
+  readonly id: string;
+  readonly shard: ShardedInformer<Pod>;
+  latest: Snapshot<Pod> | undefined;
+  readonly modes: ShardFilterMode[];
+  readonly running: Subscription;
+}
+
+function setUp(mode: ShardFilterMode) {
+  const time = new VirtualTimeScheduler(VirtualAction, Infinity);
+  const store: ClusterStore = createClusterStore();
+  for (let i = 0; i < 60; i++) store.create(pods, { metadata: { name: `pod-${i}`, namespace: `ns-${i % 3}` } });
+  const replicas: Replica[] = [];
+  const add = (id: string): Replica => {
+    const shard = shardedInformerFrom<Pod>(
+      {
+        listerWatcher: storeListerWatcher(store, pods, { scheduler: time, latency: 10 }),
+        leaseClient: storeLeaseClient(store, { scheduler: time, latency: 10 }),
+        ringListerWatcher: storeListerWatcher(store, leases, { scheduler: time, latency: 10, namespace: RING.namespace, labelSelector: `${RING_LABEL}=${RING.name}` }),
+      },
+      { ring: RING, identity: id, buckets: BUCKETS, mode, scheduler: time, ...TIMINGS },
+    );
+    const replica: Replica = { id, shard, latest: undefined, modes: [], running: undefined as unknown as Subscription };
+    shard.filtering$.subscribe((m) => replica.modes.push(m));
+    (replica as { running: Subscription }).running = shard.informer$.subscribe((snapshot) => (replica.latest = snapshot));
+    replicas.push(replica);
+    return replica;
+  };
+  const runFor = (ms: number): void => {
+    time.maxFrames = time.now() + ms;
+    time.flush();
+    time.frame = time.maxFrames;
+  };
+  const names = (replica: Replica): string[] => [...(replica.latest?.values() ?? [])].map((pod) => pod.metadata.name).sort();
+  const everyone = (): string[] => store.list(pods).map((pod) => pod.metadata.name).sort();
+  return { time, store, replicas, add, runFor, names, everyone };
+}
+
+describe('shardedInformer', () => {
+  it('alone, caches everything once it holds every bucket', () => {
+    const { add, runFor, names, everyone } = setUp('client');
+    const a = add('a');
+    runFor(5_000);
+    expect(a.shard.owned()).toHaveLength(BUCKETS);
+    expect(a.latest?.synced).toBe(true);
+    expect(names(a)).toEqual(everyone());
+    a.running.unsubscribe();
+  });
+
+  it('three replicas split the objects: each caches exactly its buckets, the caches are disjoint and their union is everything; a leaver’s objects move', () => {
+    const { add, runFor, names, everyone, replicas, store } = setUp('client');
+    add('a');
+    add('b');
+    add('c');
+    runFor(20_000);
+    const check = (live: Replica[]): void => {
+      const all = live.flatMap(names);
+      expect(all.sort()).toEqual(everyone());
+      for (const replica of live) {
+        expect(replica.latest?.synced).toBe(true);
+        const owned = new Set(replica.shard.owned());
+        expect(owned.size).toBeGreaterThan(0);
+        for (const pod of replica.latest!.values()) expect(owned.has(objectBucket(pod, 'uid', BUCKETS))).toBe(true);
+        for (const pod of replica.latest!.values()) expect(replica.shard.owns(pod)).toBe(true);
+      }
+    };
+    check(replicas);
+    // Churn reaches the owner only.
+    store.create(pods, { metadata: { name: 'late', namespace: 'ns-0' } });
+    runFor(1_000);
+    check(replicas);
+    // b leaves: it releases its Lease, a and c take its buckets and list their objects.
+    const [a, b, c] = replicas as [Replica, Replica, Replica];
+    b.running.unsubscribe();
+    runFor(10_000);
+    check([a, c]);
+    expect(a.shard.owned().length + c.shard.owned().length).toBe(BUCKETS);
+    a.running.unsubscribe();
+    c.running.unsubscribe();
+  });
+
+  it('announces acquired and released buckets on ownership$', () => {
+    const { add, runFor } = setUp('client');
+    const a = add('a');
+    const events: string[] = [];
+    a.shard.ownership$.subscribe((event) => {
+      if (event.type === 'acquired' || event.type === 'released') events.push(`${event.type} ${event.buckets.length}`);
+    });
+    runFor(5_000);
+    const b = add('b');
+    runFor(10_000);
+    expect(events[0]).toBe(`acquired ${BUCKETS}`);
+    expect(events).toContain(`released ${b.shard.owned().length}`);
+    a.running.unsubscribe();
+    b.running.unsubscribe();
+  });
+
+  it('in server mode, falls back to client-side filtering when the lists do not echo the shard selector, and still caches only its share', () => {
+    const { add, runFor, names, everyone } = setUp('server');
+    const a = add('a');
+    const b = add('b');
+    runFor(20_000);
+    expect(a.modes).toEqual(['server', 'client']);
+    expect([...names(a), ...names(b)].sort()).toEqual(everyone());
+    expect(names(a).length).toBeGreaterThan(0);
+    expect(names(b).length).toBeGreaterThan(0);
+    a.running.unsubscribe();
+    b.running.unsubscribe();
+  });
+
+  it('refuses at once a mode it does not know and a ring name that is not a label value', () => {
+    const { store } = setUp('client');
+    const time = new VirtualTimeScheduler(VirtualAction, Infinity);
+    const sources = {
+      listerWatcher: storeListerWatcher(store, pods, { scheduler: time }),
+      leaseClient: storeLeaseClient(store, { scheduler: time }),
+      ringListerWatcher: storeListerWatcher(store, leases, { scheduler: time }),
+    };
+    expect(() => shardedInformerFrom(sources, { ring: RING, identity: 'a', mode: 'label' as ShardFilterMode })).toThrow(/labelShardedInformer/);
+    expect(() => shardedInformerFrom(sources, { ring: { name: 'not a label', namespace: 'default' }, identity: 'a' })).toThrow(TypeError);
+    expect(() => shardedInformerFrom(sources, { ring: RING, identity: 'a', buckets: 0 })).toThrow(RangeError);
+  });
+});
