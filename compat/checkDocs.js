@@ -11,6 +11,7 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
+const { relativeLinks, quickstartBlock } = require('./docRules');
 
 const [packageDir, repo] = process.argv.slice(2);
 const problems = [];
@@ -26,12 +27,8 @@ const shipped = new Set(shippedFiles(packageDir));
 const markdown = [...shipped].filter((file) => file.endsWith('.md'));
 let links = 0;
 for (const file of markdown) {
-  const text = fs.readFileSync(path.join(packageDir, file), 'utf8').replace(/^```[\s\S]*?^```/gm, '');
-  for (const match of text.matchAll(/\]\(([^)\s]+)\)/g)) {
-    const target = match[1];
-    if (/^[a-z][a-z+.-]*:/i.test(target) || target.startsWith('#')) continue;
+  for (const { target, resolved } of relativeLinks(file, fs.readFileSync(path.join(packageDir, file), 'utf8'))) {
     links++;
-    const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), target.split('#')[0]));
     const isFolder = [...shipped].some((shippedFile) => shippedFile.startsWith(`${resolved.replace(/\/$/, '')}/`));
     if (!shipped.has(resolved) && !isFolder) problems.push(`${file}: the link ${target} leads to ${resolved}, which the package does not ship`);
   }
@@ -42,10 +39,9 @@ const firstCommands = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
 if (/^\s*npm (start|test)\b/m.test(firstCommands)) problems.push("the shipped README's first commands are the repository's own (npm start / npm test)");
 
 function quickstart(text, name) {
-  const marker = text.indexOf('<!-- quickstart');
-  const block = marker < 0 ? null : /```ts\n([\s\S]*?)```/.exec(text.slice(marker));
-  if (block === null) problems.push(`${name} has no <!-- quickstart --> block`);
-  return block?.[1];
+  const block = quickstartBlock(text);
+  if (block === undefined) problems.push(`${name} has no <!-- quickstart --> block`);
+  return block;
 }
 const shippedQuickstart = quickstart(readme, 'the shipped README');
 const repositoryQuickstart = quickstart(fs.readFileSync(path.join(repo, 'README.md'), 'utf8'), "the repository's README.md");

@@ -37,7 +37,7 @@ for (const [field, value] of entryPoints) {
   }
 }
 // Both formats for each subpath, each with its own declarations (.d.mts beside .mjs, .d.cts beside .cjs).
-for (const subpath of ['.', './testing']) {
+for (const subpath of ['.', './testing', './prometheus']) {
   const entry = (manifest.exports && manifest.exports[subpath]) || {};
   for (const [condition, js, dts] of [['import', '.mjs', '.d.mts'], ['require', '.cjs', '.d.cts']]) {
     const target = entry[condition];
@@ -73,7 +73,7 @@ for (const file of files) {
   }
 }
 // Both builds are there: every public module in both formats, with declarations.
-for (const base of ['index', 'testing/index']) {
+for (const base of ['index', 'testing/index', 'metrics/prometheus/index']) {
   for (const ext of ['.mjs', '.d.mts', '.cjs', '.d.cts']) {
     if (!files.has(`dist/${base}${ext}`)) problems.push(`the tarball lacks dist/${base}${ext}`);
   }
@@ -84,6 +84,12 @@ for (const peer of ['@kubernetes/client-node', 'rxjs']) {
   if (!manifest.peerDependencies || !manifest.peerDependencies[peer]) problems.push(`${peer} is not a peerDependency`);
   if (manifest.dependencies && manifest.dependencies[peer]) problems.push(`${peer} is a dependency; it must be a peer only`);
 }
+// prom-client is for rx-informer/prometheus only: an optional peer, never installed for everyone.
+if (!manifest.peerDependencies || !manifest.peerDependencies['prom-client']) problems.push('prom-client is not a peerDependency');
+if (!manifest.peerDependenciesMeta || !manifest.peerDependenciesMeta['prom-client'] || manifest.peerDependenciesMeta['prom-client'].optional !== true) {
+  problems.push('prom-client is not an optional peer (peerDependenciesMeta)');
+}
+if (manifest.dependencies && manifest.dependencies['prom-client']) problems.push('prom-client is a dependency; it must be an optional peer only');
 if (!files.has('README.md')) problems.push('the tarball has no README.md');
 if (!files.has('LICENSE')) problems.push(`the tarball has no LICENSE file (license: ${manifest.license})`);
 

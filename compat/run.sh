@@ -4,7 +4,8 @@
 # publint, the links of the docs it ships), installs it into throw-away consumer projects outside
 # the repo, and runs
 #   - compat/smoke.js (plain CommonJS) on the system Node (20) with @kubernetes/client-node 1.x,
-#     and on the repo's Node 22 (devDependency node@22) with client-node 2.x;
+#     and on the repo's Node 22 (devDependency node@22) with client-node 2.x; both with prom-client
+#     for rx-informer/prometheus, whose absence must leave the main entry working;
 #   - the `rx-informer-apiserver` bin in each, and on Node 20 with client-node 2.x (it must say
 #     which Node it needs);
 #   - the shipped README's quickstart in CommonJS and ES module consumers, under each TypeScript
@@ -159,12 +160,13 @@ consumer() {
 CN1="$WORK/consumer-node20-client-node1"
 CN2="$WORK/consumer-node22-client-node2"
 section "installing consumers (tarball + rxjs@$RXJS_RANGE + @kubernetes/client-node ^1 / ^2)"
-consumer "$CN1" "$SYSTEM_PATH" '^1' >"$WORK/install1.log" 2>&1 &
+PROM_CLIENT='prom-client@^15'
+consumer "$CN1" "$SYSTEM_PATH" '^1' "$PROM_CLIENT" >"$WORK/install1.log" 2>&1 &
 INSTALL1=$!
 JOBS+=("$INSTALL1")
 # The TypeScript consumers live in CN2 and check with skipLibCheck false: client-node's own
 # declarations then need @types/ws (see the README's TypeScript setup).
-consumer "$CN2" "$NODE22_PATH" '^2' '@types/node@^22' '@types/ws@^8' >"$WORK/install2.log" 2>&1 &
+consumer "$CN2" "$NODE22_PATH" '^2' '@types/node@^22' '@types/ws@^8' "$PROM_CLIENT" >"$WORK/install2.log" 2>&1 &
 INSTALL2=$!
 JOBS+=("$INSTALL2")
 CN1_OK=true

@@ -83,9 +83,11 @@ async function main() {
   // Every require from any module goes through Module._load: record requests for client-node,
   // whatever the loader later does with them (client-node 2.x is an ES module).
   const requested = [];
+  const promClientRequested = [];
   const originalLoad = Module._load;
   Module._load = function load(request, ...rest) {
     if (/^@kubernetes\/client-node(\/|$)/.test(request)) requested.push(request);
+    if (/^prom-client(\/|$)/.test(request)) promClientRequested.push(request);
     return originalLoad.call(this, request, ...rest);
   };
   let rx;
@@ -96,6 +98,8 @@ async function main() {
   }
   sameList(requested, [], "modules requested while loading 'rx-informer'");
   sameList(loadedClientNodeFiles(), [], "client-node files in require.cache after require('rx-informer')");
+  // prom-client is an optional peer for rx-informer/prometheus only.
+  sameList(promClientRequested, [], "prom-client requested while loading 'rx-informer'");
   for (const name of ['informer', 'informerFactory', 'waitForSync', 'pods', 'handle', 'NAMESPACE_INDEX', 'StatusError', 'defineResource']) {
     check(rx[name] !== undefined, `'rx-informer' exports no ${name}`);
   }
@@ -118,8 +122,15 @@ async function main() {
   check(typeof testing.startApiServer === 'function', "'rx-informer/testing' exports no startApiServer");
   check(rx.NAMESPACE_INDEX === 'namespace', `NAMESPACE_INDEX is ${rx.NAMESPACE_INDEX}`);
 
+  step("require('rx-informer/prometheus') and its ESM import, with the consumer's prom-client");
+  const prometheus = require('rx-informer/prometheus');
+  check(typeof prometheus.registerInformerMetrics === 'function', "'rx-informer/prometheus' exports no registerInformerMetrics");
+  check(typeof prometheus.registerWorkqueueMetrics === 'function', "'rx-informer/prometheus' exports no registerWorkqueueMetrics");
+  const prometheusEsm = await import('rx-informer/prometheus');
+  sameList(Object.keys(prometheus).filter((name) => !(name in prometheusEsm)), [], "named exports of 'rx-informer/prometheus' missing under ESM import");
+
   await overTlsWithToken(rx, testing);
-  await overPlainHttp(rx, testing);
+  await overPlainHttp(rx, testing, prometheus);
   step('every socket and timer released');
 
   clearTimeout(watchdog);
@@ -206,7 +217,7 @@ async function overTlsWithToken(rx, testing) {
 }
 
 /** Plain HTTP, as kubectl proxy serves it: client-node refuses http without skipTLSVerify, the library honours it. */
-async function overPlainHttp(rx, testing) {
+async function overPlainHttp(rx, testing, prometheus) {
   step('startApiServer() over plain http');
   const server = await testing.startApiServer();
   let running;
@@ -214,9 +225,18 @@ async function overPlainHttp(rx, testing) {
     server.store.create(rx.configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name: 'settings' }, data: { mode: 'fast' } });
     step('a namespaced configmap informer over http');
     const configMapInformer = rx.informer(server.kubeConfig, rx.configMaps, { namespace: 'default' });
+    // The informer's metrics in the consumer's own prom-client registry.
+    const { Registry } = require('prom-client');
+    const registry = new Registry();
+    const recording = prometheus.registerInformerMetrics(registry, configMapInformer);
     running = configMapInformer.informer$.subscribe({ error: (error) => fail(error) });
+    running.add(recording);
     const [synced] = await rx.waitForSync([configMapInformer], { timeout: STEP_TIMEOUT_MS });
     check(synced.get('default/settings')?.data?.mode === 'fast', 'the configmap is not in the synced snapshot');
+    step('the informer metrics, scraped from a prom-client registry');
+    const scraped = await registry.metrics();
+    check(/^reflector_lists_total\{name="configmaps@default"\} 1$/m.test(scraped), `reflector_lists_total is not 1 after the sync:\n${scraped}`);
+    check(/^reflector_items_per_list_sum\{name="configmaps@default"\} 1$/m.test(scraped), `reflector_items_per_list does not show the one configmap:\n${scraped}`);
   } finally {
     if (running) running.unsubscribe();
     await server.close();

@@ -7,10 +7,13 @@
 import { firstValueFrom } from 'rxjs';
 import { deployments, informerFactory, pods, type Deployment, type Informer, type Pod, type Snapshot } from 'rx-informer';
 import { startApiServer } from 'rx-informer/testing';
+import { registerInformerMetrics } from 'rx-informer/prometheus';
+import { Registry } from 'prom-client';
 
 export async function readyContainers(): Promise<number> {
   const server = await startApiServer();
   const podInformer: Informer<Pod> = informerFactory(server.kubeConfig).informerFor(pods);
+  registerInformerMetrics(new Registry(), podInformer);
   const snapshot: Snapshot<Pod> = await firstValueFrom(podInformer.synced$);
   const ready = snapshot.list().flatMap((pod) => pod.status?.containerStatuses?.filter((status) => status.ready) ?? []).length;
   const replicas = (deployment: Deployment): number => deployment.spec?.replicas ?? 1;

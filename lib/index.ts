@@ -66,6 +66,7 @@ export type { Status, InformerErrorKind, ProtocolProblem, ConfigProblem, Rejecti
 // Operators.
 export { reflect, INITIAL_EVENTS_END_ANNOTATION } from './reflector/reflect';
 export type { ReflectConfig } from './reflector/reflect';
+export type { RequestEvent, RequestOpened, RequestEnded, RequestOutcome, RequestSummary } from './reflector/requestEvent';
 export { defaultBackoffConfig } from './reflector/backoff';
 export type { BackoffConfig, ResolvedBackoffConfig } from './reflector/backoff';
 export { backoff } from './operators/backoff';
@@ -93,6 +94,10 @@ export { changedKeys } from './workqueue/changedKeys';
 export type { ChangedKeysOptions } from './workqueue/changedKeys';
 export { defaultRetryRateLimit } from './workqueue/rateLimiter';
 export type { RetryRateLimit } from './workqueue/rateLimiter';
+
+// Metrics as plain values, for any metrics library (rx-informer/prometheus maps them to prom-client).
+export type { InformerMetricEvent, RelistCause, WatchEventType } from './metrics/informerMetrics';
+export type { WorkqueueMetricEvent, WorkqueueMetricsSink } from './metrics/workqueueMetrics';
 
 // Controllers: leader election on a Lease.
 export { leaderElection, leaderElectionFrom } from './leaderElection/leaderElection';

@@ -1,4 +1,4 @@
-import { BehaviorSubject, defer, of, switchMap, type Observable, type SchedulerLike } from 'rxjs';
+import { BehaviorSubject, defer, EMPTY, of, switchMap, type Observable, type SchedulerLike } from 'rxjs';
 import { idleHealth } from '../informer/informerHealth';
 import type { Informer } from '../informer/informer';
 import { NAMESPACE_INDEX, namespaceIndex, type IndexFunc } from '../store/indexers';
@@ -61,6 +61,7 @@ export function lazyInformer(
       events$: lazy((i) => i.changes$),
       synced$: lazy((i) => i.synced$),
       health$: built$.pipe(switchMap((informer) => informer?.health$ ?? of(idle))),
+      metrics$: built$.pipe(switchMap((informer) => informer?.metrics$ ?? EMPTY)),
       handle: (handlers, handleOptions) => lazy((i) => i.handle(handlers, handleOptions)),
     },
     addIndexers(add) {

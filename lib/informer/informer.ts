@@ -19,6 +19,8 @@ import type { KubeObject } from '../store/object';
 import type { Snapshot } from '../store/snapshot';
 import { checkInformerConfig } from './checkInformerConfig';
 import { InformerHealthTracker } from './informerHealth';
+import { informerMetricEvents, type InformerMetricEvent } from '../metrics/informerMetrics';
+import type { RequestEvent } from '../reflector/requestEvent';
 import { metadataListerWatcher } from '../metadata/metadataListerWatcher';
 import type { MetadataOnlyOptions, PartialObjectMetadata } from '../metadata/partialObjectMetadata';
 
@@ -180,6 +182,14 @@ export interface Informer<T extends KubeObject = KubeObject> {
    */
   readonly health$: Observable<InformerHealth>;
   /**
+   * Measurements of the list/watch, as plain values: each list and watch as it starts and ends
+   * (duration, items, outcome, relist cause) and each watch event by type, for client-go's
+   * reflector metrics (`rx-informer/prometheus` maps them to Prometheus). Like `health$`, it never
+   * starts the watch; nothing is measured while nobody subscribes, beyond a counter per event.
+   * See docs/guides/metrics.md.
+   */
+  readonly metrics$: Observable<InformerMetricEvent>;
+  /**
    * Adds a handler with its own queue: `informer$.pipe(handle(handlers, options))`, with this
    * informer's scheduler, logger and default resync period. Unsubscribe to remove it.
    */
@@ -280,6 +290,8 @@ export function informerOfDeltas<T extends KubeObject = KubeObject>(source: (con
   };
   // Every delta passes through here on its way to the indexer: deltas$ subscribers listen in.
   const deltaBus = new Subject<Delta<T>>();
+  // The reflector's request reports, for metrics$ subscribers only.
+  const requestBus = new Subject<RequestEvent>();
   // The snapshot the share would replay to a subscriber arriving now; undefined while stopped.
   let current: Snapshot<T> | undefined;
   const informer$ = source({
@@ -293,6 +305,7 @@ export function informerOfDeltas<T extends KubeObject = KubeObject>(source: (con
     initialEventsTimeoutMs: options.initialEventsTimeoutMs,
     listPageTimeoutMs: options.listPageTimeoutMs,
     onHealth: (report) => health.reflector(report),
+    onRequest: (event) => requestBus.observed && requestBus.next(event),
   }).pipe(
     // Skipping an unobserved bus spares a closure and an iterator per event.
     tap((delta) => deltaBus.observed && deltaBus.next(delta)),
@@ -344,6 +357,7 @@ export function informerOfDeltas<T extends KubeObject = KubeObject>(source: (con
     events$: changes$,
     synced$,
     health$: health.health$,
+    metrics$: informerMetricEvents(requestBus, deltaBus),
     handle: (handlers, handleOptions) => informer$.pipe(handle(handlers, { ...handlerDefaults, ...handleOptions })),
   };
 }

@@ -15,6 +15,8 @@ import { MAX_TIMER_MS, resolveBackoffConfig } from './backoff';
 import type { BackoffConfig } from './backoff';
 import { initialContext, phaseOf, step } from './reflectorState';
 import type { ReflectorInput, ReflectorRequest, ReflectorState, ReflectorTransition } from './reflectorState';
+import type { RequestEvent } from './requestEvent';
+import { RequestReporter } from './requestReporter';
 
 /** Options of {@link reflect}. Every field is optional. */
 export interface ReflectConfig {
@@ -51,6 +53,12 @@ export interface ReflectConfig {
   logger?: Logger;
   /** Called on every phase change and list progress page. A throwing callback is logged, not fatal. */
   onHealth?: (health: Health) => void;
+  /**
+   * Called when a request opens and when it ends (with its duration and item count): what metrics
+   * are built on. Costs one object per request and a counter per item; nothing when absent. A
+   * throwing callback is logged, not fatal.
+   */
+  onRequest?: (event: RequestEvent) => void;
 }
 
 /** The annotation that marks the bookmark ending a streaming list's initial events. */
@@ -163,6 +171,7 @@ function resolveReflectConfig(config: ReflectConfig, supportsStreamingList: bool
     watchTimeoutSeconds: { min, max },
     logger: config.logger ?? silentLogger,
     onHealth: config.onHealth,
+    onRequest: config.onRequest,
   };
 }
 
@@ -187,6 +196,8 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
     }
   };
 
+  const requests = settings.onRequest === undefined ? undefined : new RequestReporter(settings.onRequest, (err) => log('error', 'onRequest threw', { err }));
+
   const report = (progress?: { listedItems: number; remainingItemCount: number | undefined }): void => {
     if (settings.onHealth === undefined) return;
     const health: Health = {
@@ -209,6 +220,7 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
   const dispatch = (input: ReflectorInput): void => {
     if (state.name === 'idle' && input.type !== 'start') return;
     const previousPhase = phaseOf(state);
+    const previousFailures = context.failures;
     const transition: ReflectorTransition = step(state, context, input, { now: scheduler.now(), random: settings.random, backoff: settings.backoff });
     state = transition.state;
     context = transition.context;
@@ -217,8 +229,15 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
     if (effect.kind === 'continue') {
       if (phaseOf(state) !== previousPhase) since = scheduler.now();
       if (input.type === 'recovered' || input.type === 'initialEventsEnd') report();
+      if (requests !== undefined && input.type === 'initialEventsEnd') {
+        // The streaming list is done; the same stream goes on as a watch.
+        const now = scheduler.now();
+        requests.ended('completed', undefined, false, now);
+        requests.opened({ kind: 'watch', resourceVersion: input.resourceVersion }, false, undefined, true, now);
+      }
       return;
     }
+    if (requests !== undefined) reportEnded(requests, input, transition, previousFailures);
     inFlight.unsubscribe();
     generation += 1;
     since = scheduler.now();
@@ -230,7 +249,21 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
     resourceVersion = context.resourceVersion;
     inFlight = new Subscription();
     report();
+    if (requests !== undefined) {
+      const relist = effect.request.kind !== 'watch' && context.resourceVersion !== '';
+      requests.opened(effect.request, relist, input.type === 'failed' ? input.error : context.lastError, false, since);
+    }
     open(effect.request, generation, inFlight);
+  };
+
+  /** The request in flight ends with this transition: how, for `onRequest`. */
+  const reportEnded = (reporter: RequestReporter, input: ReflectorInput, transition: ReflectorTransition, previousFailures: number): void => {
+    const now = scheduler.now();
+    if (input.type === 'stop') return reporter.ended('stopped', undefined, false, now);
+    if (input.type === 'failed') return reporter.ended('failed', input.error, false, now);
+    // A list cut short, or a watch that closed at once, fails in `step` with an error of its own.
+    const failed = input.type === 'initialEventsTimeout' || transition.context.failures > previousFailures;
+    reporter.ended(failed ? 'failed' : 'completed', failed ? transition.context.lastError : undefined, input.type === 'closed', now);
   };
 
   const logFields = (input: ReflectorInput, transition: ReflectorTransition): Record<string, unknown> => {
@@ -289,6 +322,7 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
         if (!live()) return;
         touch();
         listedItems += page.items.length;
+        requests?.count(page.items.length);
         subscriber.next({ type: 'Replace', items: page.items, first, last: page.last, resourceVersion: page.resourceVersion });
         first = false;
         if (page.last) {
@@ -342,6 +376,8 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
         if (!live()) return;
         touch();
         events += 1;
+        // A streaming list's items are its initial objects; a watch's, all its events.
+        if (streaming === undefined || event.type !== 'BOOKMARK') requests?.count(1);
         const object = event.object;
         const meta = object.metadata as Partial<KubeObject['metadata']> | undefined;
         if (streaming !== undefined) {

@@ -1,5 +1,11 @@
 import type { SchedulerLike, Subscription } from 'rxjs';
 
+/** Told of each key entering the queue and each key a worker takes (for metrics). */
+export interface KeyQueueObserver {
+  added(key: string): void;
+  taken(key: string, waitedMs: number): void;
+}
+
 /**
  * The bookkeeping of {@link reconcile}'s work queue: client-go's `util/workqueue` queue
  * (queue.go) and its delayed adds (delaying_queue.go), for string keys, on an RxJS scheduler.
@@ -30,6 +36,7 @@ export class KeyQueue {
     private readonly changed: () => void,
     /** Called when a delayed key has been added: a worker may take it. */
     private readonly due: () => void,
+    private readonly observer?: KeyQueueObserver,
   ) {}
 
   /** Keys waiting for a worker. */
@@ -63,6 +70,7 @@ export class KeyQueue {
     if (this.dirty.has(key)) return;
     this.dirty.add(key);
     if (!this.processing.has(key)) this.push(key);
+    this.observer?.added(key);
     this.changed();
   }
 
@@ -87,7 +95,7 @@ export class KeyQueue {
   /** Hands the next waiting key to a worker (client-go's `Get`), or undefined when none waits. */
   take(): string | undefined {
     if (this.head === this.ready.length) return undefined;
-    const { key } = this.ready[this.head]!;
+    const { key, since } = this.ready[this.head]!;
     this.head += 1;
     // Compact once the consumed prefix dominates: amortized O(1) per key.
     if (this.head > 1024 && this.head * 2 > this.ready.length) {
@@ -96,6 +104,7 @@ export class KeyQueue {
     }
     this.processing.add(key);
     this.dirty.delete(key);
+    this.observer?.taken(key, this.scheduler.now() - since);
     this.changed();
     return key;
   }

@@ -1,6 +1,7 @@
 import { isObservable, type Observable, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import type { Logger } from '../logger';
-import { KeyQueue } from './keyQueue';
+import { KeyQueue, type KeyQueueObserver } from './keyQueue';
+import type { WorkqueueMetricEvent, WorkqueueMetricsSink } from '../metrics/workqueueMetrics';
 import { RetryLimiter, type RetryRateLimit } from './rateLimiter';
 import { requeueDelayOf, type ReconcileOutcome } from './reconcileResult';
 
@@ -59,6 +60,7 @@ export interface WorkersConfig {
   readonly scheduler: SchedulerLike;
   readonly logger: Logger;
   readonly name: string;
+  readonly metrics: WorkqueueMetricsSink | undefined;
 }
 
 /** One running reconcile: its bookkeeping, and the context its function receives. */
@@ -102,6 +104,7 @@ export class Workers {
       config.scheduler,
       () => this.statsChanged(),
       () => this.pump(),
+      config.metrics === undefined ? undefined : this.queueObserver(),
     );
   }
 
@@ -126,6 +129,7 @@ export class Workers {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    this.measure({ type: 'stopped' });
     this.statsPending?.unsubscribe();
     this.queue.clear();
     if (this.running.size === 0) return;
@@ -202,6 +206,7 @@ export class Workers {
     }
     if (failure !== undefined) {
       // controller-runtime's reconcileHandler: an error is a rate-limited requeue.
+      this.measure({ type: 'finished', key, seconds: (now - entry.started) / 1000, outcome: 'failed', at: now });
       const retryIn = this.limiter.whenFailed(key, now);
       const failures = this.limiter.failures(key);
       this.retries += 1;
@@ -211,12 +216,30 @@ export class Workers {
     } else {
       // Success forgets the key's failures; a requeue is a plain delayed add.
       this.limiter.forget(key);
+      this.measure({ type: 'finished', key, seconds: (now - entry.started) / 1000, outcome: 'reconciled', at: now });
       if (requeue !== undefined) this.queue.addAfter(key, requeue);
       this.subscriber.next({ type: 'reconciled', key, duration: now - entry.started, requeueAfter: requeue });
     }
     if (this.stopped) return;
     this.queue.done(key);
     this.pump();
+  }
+
+  private queueObserver(): KeyQueueObserver {
+    return {
+      added: (key) => this.measure({ type: 'added', key, depth: this.queue.depth }),
+      taken: (key, waitedMs) => this.measure({ type: 'started', key, waitedSeconds: waitedMs / 1000, depth: this.queue.depth, at: this.config.scheduler.now() }),
+    };
+  }
+
+  /** Hands a measurement to the `metrics` sink, if any; a throwing sink is logged, not fatal. */
+  private measure(event: WorkqueueMetricEvent): void {
+    if (this.config.metrics === undefined) return;
+    try {
+      this.config.metrics(event);
+    } catch (error) {
+      this.config.logger.error({ reconciler: this.config.name, error: messageOf(error) }, 'the metrics sink threw');
+    }
   }
 
   private abandonRunning(): void {

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
+import { quickstartBlock, relativeLinks } from '../../compat/docRules';
 import { REPO } from './snippets';
 
 /**
@@ -25,30 +26,23 @@ function shippedMarkdown(): string[] {
   return files;
 }
 
-function relativeLinks(text: string): string[] {
-  const prose = text.replace(/^```[\s\S]*?^```/gm, '');
-  return [...prose.matchAll(/\]\(([^)\s]+)\)/g)]
-    .map((match) => match[1])
-    .filter((target) => !/^[a-z][a-z+.-]*:/i.test(target) && !target.startsWith('#'));
-}
-
-function quickstart(file: string): string {
-  const text = readFileSync(path.join(REPO, file), 'utf8');
-  const marker = text.indexOf('<!-- quickstart:');
-  const start = text.indexOf('```ts', marker);
-  return text.slice(start, text.indexOf('\n```\n', start));
+function quickstart(file: string): string | undefined {
+  return quickstartBlock(readFileSync(path.join(REPO, file), 'utf8'));
 }
 
 describe('the docs the package ships', () => {
-  it.each(shippedMarkdown())('%s links only to files inside the package', (file) => {
-    const outside = relativeLinks(readFileSync(path.join(REPO, file), 'utf8'))
-      .map((target) => path.posix.normalize(path.posix.join(path.posix.dirname(file), target.split('#')[0])))
+  // package-readme.md is the package's README.md: its links resolve from the package's root.
+  it.each([...shippedMarkdown(), 'package-readme.md'])('%s links only to files inside the package', (file) => {
+    const shippedAs = file === 'package-readme.md' ? 'README.md' : file;
+    const outside = relativeLinks(shippedAs, readFileSync(path.join(REPO, file), 'utf8'))
+      .map(({ resolved }) => resolved)
       .filter((resolved) => !SHIPPED_FILES.has(resolved))
       .filter((resolved) => !SHIPPED_FOLDERS.some((folder) => resolved === folder || resolved.startsWith(`${folder}/`)));
     expect(outside).toEqual([]);
   });
 
   it("package-readme.md's quickstart is the repository README's, word for word", () => {
+    expect(quickstart('README.md')).toEqual(expect.any(String));
     expect(quickstart('package-readme.md')).toBe(quickstart('README.md'));
   });
 });

@@ -3,7 +3,7 @@ import { Ring, TIMINGS, type RingMemberHandle } from './ringHarness';
 
 /**
  * The ring's promises in virtual time, with 3 to 10 members on their own clocks (any offset, rates
- * within ±3 %), checked after every action any member takes:
+ * within ±30 %), checked after every action any member takes:
  * - at most one owner per bucket (an owner holds it, runs, and is within its renewal deadline);
  * - once the membership has settled, exactly one, the one the placement names;
  * - no bucket unowned for longer than BOUND after the last disruption (a crash, a leave, a
@@ -182,7 +182,10 @@ describe('sharding ring simulation', () => {
           expect(result.owners).toEqual(result.expected);
         },
       ),
-      { numRuns: 20 },
+      // endOnFailure: a counterexample is reported at once with its seed (replay it with `seed` and
+      // `path` to shrink it locally); one full run spent over ten CPU minutes in this property, and
+      // shrinking a scenario that replays ~1 s of work per try could hold CI for as long.
+      { numRuns: 20, endOnFailure: true },
     );
   });
 });

@@ -1,0 +1,43 @@
+import { pods, type Pod } from '../../lib/resources/builtins';
+import { startApiServer, type ApiServer } from '../../lib/testing';
+import { main, type MetricsEndpoint } from '../../examples/metricsEndpoint';
+
+const pod = (name: string): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name } });
+
+/** Scrapes `url` every 20 ms until the text matches `pattern`; gives up after 10 s with the last text. */
+async function scrapeUntil(url: string, pattern: RegExp): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const text = await (await fetch(url)).text();
+    if (pattern.test(text)) return text;
+    if (Date.now() > deadline) throw new Error(`no ${String(pattern)} in:\n${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('example: the /metrics endpoint, against the loopback API server', () => {
+  let server: ApiServer;
+  let endpoint: MetricsEndpoint | undefined;
+  beforeEach(async () => {
+    server = await startApiServer();
+  });
+  afterEach(async () => {
+    await endpoint?.close();
+    await server.close();
+  });
+
+  it("serves the informer's and the queue's metrics in the Prometheus text format", async () => {
+    server.store.create(pods, pod('one'));
+    server.store.create(pods, pod('two'));
+    endpoint = await main(server.kubeConfig, { port: 0 });
+    const text = await scrapeUntil(endpoint.url, /^workqueue_work_duration_seconds_count\{name="pods"\} 2$/m);
+    expect(text).toMatch(/^# TYPE reflector_lists_total counter$/m);
+    expect(text).toMatch(/^reflector_lists_total\{name="pods"\} 1$/m);
+    expect(text).toMatch(/^reflector_items_per_list_sum\{name="pods"\} 2$/m);
+    expect(text).toMatch(/^workqueue_adds_total\{name="pods"\} 2$/m);
+
+    server.store.create(pods, pod('three'));
+    await scrapeUntil(endpoint.url, /^rx_informer_watch_events_total\{name="pods",type="ADDED"\} 1$/m);
+    expect((await fetch(endpoint.url.replace('/metrics', '/other'))).status).toBe(404);
+  });
+});
