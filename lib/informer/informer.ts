@@ -57,9 +57,10 @@ export interface InformerFromOptions<T extends KubeObject = KubeObject> {
    */
   readonly streamingList?: boolean;
   /**
-   * Runs every timer: backoff, idle timeout, handler resync. Default `asyncScheduler`. Left
-   * unset, the watch events of one task (one network chunk) are applied as one batch closed by a
-   * microtask (see `IndexerBatchConfig`); given (virtual time in tests), one snapshot per delta.
+   * Runs every timer: backoff, idle timeout, handler resync. Default `asyncScheduler`. It also
+   * closes each batch of watch deltas with an action of 0 ms (see `IndexerBatchConfig`); left
+   * unset, a microtask (`asapScheduler`) does, so the events of one network chunk make one
+   * snapshot. In virtual time the events of one instant make one snapshot.
    */
   readonly scheduler?: SchedulerLike;
   /** Where log lines go (pino-compatible). Default silent. */
@@ -315,9 +316,9 @@ export function informerOfDeltas<T extends KubeObject = KubeObject>(source: (con
       freeze: options.freeze,
       shareUnchanged: options.shareUnchanged,
       onRejected,
-      // What arrives together is applied together: one edit, one snapshot, one emission. With a
-      // scheduler of their own (virtual time), callers keep one snapshot per delta.
-      batch: options.scheduler === undefined ? { scheduler: asapScheduler } : undefined,
+      // What arrives together is applied together: one edit, one snapshot, one emission; on the
+      // scheduler given too, so that tests in virtual time run the path production runs.
+      batch: { scheduler: options.scheduler ?? asapScheduler },
     }),
     tap((snapshot) => (current = snapshot)),
     finalize(() => (current = undefined)),

@@ -76,7 +76,13 @@ export interface IndexerConfig<T extends KubeObject = KubeObject> {
  * task, so by default they make one batch, and a batch waits for nothing but the rest of its task.
  */
 export interface IndexerBatchConfig {
-  /** Closes the batch with an action of 0 ms. Default `asapScheduler` (a microtask). */
+  /**
+   * Closes the batch with an action of 0 ms. Default `asapScheduler` (a microtask). On a
+   * virtual-time scheduler that action runs at the same instant, after the actions already due
+   * then, where a microtask would run before them: production can see that order too (which of
+   * a timer and a network chunk due in the same millisecond runs first is not defined), so tests
+   * in virtual time exercise the batches production makes.
+   */
   readonly scheduler?: SchedulerLike;
   /**
    * The most deltas in one batch. Default 256, the most changes of one

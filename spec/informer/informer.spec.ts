@@ -189,6 +189,24 @@ describe('informerFrom', () => {
     subscriptions.forEach((s) => s.unsubscribe());
   });
 
+  it('batches on the scheduler it is given as it does by default: the events of one instant of virtual time make one snapshot', () => {
+    const lw = fakeListerWatcher([pod('a', '1')]);
+    const scheduler = virtual();
+    const informer = informerFrom(lw, { scheduler });
+    const snapshots: Snapshot[] = [];
+    const running = informer.informer$.subscribe((s) => snapshots.push(s));
+    scheduler.schedule(() => {
+      lw.watch$().next({ type: 'MODIFIED', object: pod('a', '2') });
+      lw.watch$().next({ type: 'ADDED', object: pod('b', '3') });
+      expect(snapshots).toHaveLength(1); // the batch is open until the end of the instant
+    }, 5);
+    scheduler.schedule(() => lw.watch$().next({ type: 'DELETED', object: pod('b', '4') }), 10);
+    scheduler.flush();
+    expect(snapshots.map((s) => s.changes.map((c) => `${c.type} ${c.key}`))).toEqual([['add default/a'], ['update default/a', 'add default/b'], ['delete default/b']]);
+    expect(snapshots.map((s) => s.resourceVersion).slice(1)).toEqual(['3', '4']);
+    running.unsubscribe();
+  });
+
   it('keeps the cache whole when deltas$ starts the watch, and shares it with informer$', () => {
     const scheduler = virtual();
     const lw = fakeListerWatcher([pod('a', '1')]);
