@@ -110,6 +110,7 @@ export { JITTER_FACTOR } from './leaderElection/electionConfig';
 // The store.
 export type { Snapshot, ListQuery } from './store/snapshot';
 export type { Change, AddChange, UpdateChange, DeleteChange } from './store/change';
+export type { BucketHandover, HandoverMark } from './store/handover';
 export type { KubeObject, ObjectMeta, OwnerReference } from './store/object';
 export { IndexNotFoundError } from './store/indexedSnapshot';
 export { NAMESPACE_INDEX, OWNER_INDEX, namespaceIndex, labelIndex, ownerIndex, fieldIndex } from './store/indexers';

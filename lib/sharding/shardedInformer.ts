@@ -11,6 +11,7 @@ import { leases, type Lease } from '../resources/builtins';
 import type { Resource } from '../resources/resource';
 import { kubeListerWatcher } from '../sources/kubeListerWatcher';
 import type { ListerWatcher } from '../sources/listerWatcher';
+import type { BucketHandover } from '../store/handover';
 import type { KubeObject } from '../store/object';
 import { resolveRingConfig, type RingMemberOptions } from './ringConfig';
 import { RING_LABEL } from './ringLease';
@@ -50,6 +51,8 @@ export interface ShardedInformer<T extends KubeObject = KubeObject> extends Info
   owned(): readonly number[];
   /** True when `object` hashes into a bucket this replica serves now: check it before acting on an object. */
   owns(object: KubeObject): boolean;
+  /** The bucket `object` hashes into (served here or not). */
+  bucketOf(object: KubeObject): number;
 }
 
 /** Where a sharded informer's objects and Leases come from. */
@@ -71,8 +74,12 @@ export interface ShardSources<T extends KubeObject> {
  *
  * Every change of this replica's bucket set restarts its list and watch for the new set: objects
  * of buckets gained arrive as adds, those of buckets released leave as deletes (in `changes$` and
- * handlers), in the Replace that the new list makes. Until the ring view has synced the informer
- * is not synced; a replica that owns no bucket has a synced, empty cache.
+ * handlers), in the Replace that the new list makes. That Replace carries the handover, so those
+ * adds and deletes are marked: `change.handover` (and a handler's `info.handover`) says
+ * `acquired` or `released`, the object's bucket, and the whole handover (buckets acquired,
+ * released, served). A delete without a mark in that Replace is an object deleted meanwhile.
+ * Until the ring view has synced the informer is not synced; a replica that owns no bucket has a
+ * synced, empty cache.
  *
  * No fencing exists: a paused replica can act on an object after another has taken its bucket
  * (docs/guides/scale-out.md gives the bounds). Handlers must be idempotent, and may check
@@ -169,21 +176,41 @@ export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: 
     filtering.next('client');
   };
 
-  // One reflector per bucket set: a new set relists (the indexer's Replace turns the difference into adds and deletes).
+  const bucketOf = (object: KubeObject): number => objectBucket(object, key, count);
+
+  // One reflector per bucket set: a new set relists (the indexer's Replace turns the difference
+  // into adds and deletes), and that Replace carries the handover so the indexer can mark them.
   const deltas = (reflectConfig: Parameters<typeof reflect>[1]): Observable<Delta<T>> =>
-    defer(() =>
-      ownership$.pipe(
+    defer(() => {
+      // The buckets the cache holds: those of the last Replace that completed, per subscription.
+      let cached: readonly number[] = [];
+      const handOver = (buckets: readonly number[]) => (source: Observable<Delta<T>>): Observable<Delta<T>> => {
+        const handover = bucketHandover(cached, buckets, bucketOf);
+        if (handover === undefined) return source;
+        let done = false;
+        return source.pipe(
+          map((delta) => {
+            if (done || delta.type !== 'Replace') return delta;
+            if (delta.last) {
+              done = true;
+              cached = buckets;
+            }
+            return { ...delta, handover };
+          }),
+        );
+      };
+      return ownership$.pipe(
         startWith(undefined),
         filter(() => ready),
         map(() => ownedNow()),
-        distinctUntilChanged((a, b) => a.length === b.length && a.every((bucket, i) => bucket === b[i])),
+        distinctUntilChanged(sameBuckets),
         switchMap((buckets) => filtering.pipe(map((mode) => ({ buckets, mode })))),
         switchMap(({ buckets, mode }): Observable<Delta<T>> => {
-          if (buckets.length === 0) return concat(of<Delta<T>>({ type: 'Replace', items: [], first: true, last: true, resourceVersion: '' }), NEVER);
-          return reflect(shardListerWatcher(sources.listerWatcher, { buckets, count, key, filtering: mode, onIgnored }), reflectConfig);
+          if (buckets.length === 0) return concat(of<Delta<T>>({ type: 'Replace', items: [], first: true, last: true, resourceVersion: '' }), NEVER).pipe(handOver(buckets));
+          return reflect(shardListerWatcher(sources.listerWatcher, { buckets, count, key, filtering: mode, onIgnored }), reflectConfig).pipe(handOver(buckets));
         }),
-      ),
-    );
+      );
+    });
 
   const informer = informerOfDeltas(deltas, { ...options, name, scheduler, logger });
   return {
@@ -191,6 +218,24 @@ export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: 
     ownership$,
     filtering$: filtering.pipe(distinctUntilChanged()),
     owned: ownedNow,
-    owns: (object) => owned.has(objectBucket(object, key, count)),
+    owns: (object) => owned.has(bucketOf(object)),
+    bucketOf,
+  };
+}
+
+function sameBuckets(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((bucket, i) => bucket === b[i]);
+}
+
+/** The handover from the sorted bucket set `before` to `after`; undefined when they are equal. */
+function bucketHandover(before: readonly number[], after: readonly number[], bucketOf: (object: KubeObject) => number): BucketHandover | undefined {
+  if (sameBuckets(before, after)) return undefined;
+  const wasServed = new Set(before);
+  const isServed = new Set(after);
+  return {
+    acquired: after.filter((bucket) => !wasServed.has(bucket)),
+    released: before.filter((bucket) => !isServed.has(bucket)),
+    served: after,
+    bucketOf,
   };
 }

@@ -22,6 +22,7 @@ interface Report {
   readonly owned: number[];
   readonly synced: boolean;
   readonly names: string[];
+  readonly handedIn: string[];
 }
 
 interface Replica {
@@ -118,6 +119,7 @@ it('three replica processes partition the pods; after one is killed the other tw
     n++;
   }, 20);
   const [, victim] = replicas as [Replica, Replica, Replica];
+  const victimsObjects = victim.latest!.names;
   victim.child.kill('SIGKILL');
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   clearInterval(churn);
@@ -127,4 +129,9 @@ it('three replica processes partition the pods; after one is killed the other tw
   expect(recovered.last).toBeUndefined();
   process.stderr.write(`recovered after ${recovered.elapsed} ms\n`);
   for (const replica of survivors) expect(replica.stderr).toBe('');
+  // The survivors' handlers saw the victim's objects arrive marked with their buckets' acquisition.
+  const handedIn = new Set(survivors.flatMap((replica) => replica.latest!.handedIn));
+  const moved = victimsObjects.filter((name) => serverNames().includes(name));
+  expect(moved.length).toBeGreaterThan(0);
+  expect(moved.filter((name) => !handedIn.has(name))).toEqual([]);
 }, 300_000);
