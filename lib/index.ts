@@ -122,7 +122,7 @@ export { shareUnchanged } from './store/shareUnchanged';
 export { parseLabelSelector, parseFieldSelector, SelectorSyntaxError } from './store/selector';
 export type { LabelSelector, LabelRequirement, FieldSelector, FieldRequirement } from './store/selector';
 export { shardedInformer, shardedInformerFrom } from './sharding/shardedInformer';
-export type { ShardedInformer, ShardedInformerOptions, ShardSources, ShardFilterMode } from './sharding/shardedInformer';
+export type { ShardedInformer, ShardedInformerOptions, LabelModeOptions, ShardSources, ShardFilterMode } from './sharding/shardedInformer';
 export { objectBucket, type ShardKey } from './sharding/shardListerWatcher';
 export { ringMembership, type OwnershipEvent, type ReleaseReason } from './sharding/ringMember';
 export type { RingMemberOptions, RingRef } from './sharding/ringConfig';

@@ -15,6 +15,7 @@ import type { BucketHandover } from '../store/handover';
 import type { KubeObject } from '../store/object';
 import { resolveRingConfig, type RingMemberOptions } from './ringConfig';
 import { RING_LABEL } from './ringLease';
+import { labelShardedInformer, type LabelShardedInformer, type LabelShardedInformerOptions } from './labelShardedInformer';
 import { ringMembership, type OwnershipEvent } from './ringMember';
 import { objectBucket, shardListerWatcher, type ShardKey } from './shardListerWatcher';
 
@@ -25,15 +26,28 @@ import { objectBucket, shardListerWatcher, type ShardKey } from './shardListerWa
  *   count. Trusted only when a list echoes it in `metadata.shardInfo`; otherwise `client`.
  * - `client`: any server. Every replica receives and decodes everything and keeps its share: the
  *   cache (heap) shrinks, ingest (network, CPU) does not.
+ *
+ * The third mode of {@link shardedInformer}, `label`, has no buckets (an external sharder places
+ * the objects): see {@link LabelModeOptions}.
  */
 export type ShardFilterMode = 'server' | 'client';
 
-/** Options of {@link shardedInformer}: the ring, the scope and everything an informer takes. */
+/** Options of {@link shardedInformer} in a bucket mode: the ring, the scope and everything an informer takes. */
 export interface ShardedInformerOptions<T extends KubeObject = KubeObject> extends InformerOptions<T>, Omit<RingMemberOptions, 'scheduler' | 'logger'> {
   /** What is hashed into buckets: the object's uid (default; spreads evenly) or its namespace (keeps a namespace together). */
   readonly key?: ShardKey;
   /** Server-side filtering, falling back to client-side where the server ignores it (default `server`), or client-side only. */
   readonly mode?: ShardFilterMode;
+}
+
+/**
+ * Options of {@link shardedInformer} in `label` mode: a shard of a ring that an external sharder
+ * runs (timebertt/kubernetes-controller-sharding). The same as {@link labelShardedInformer}'s:
+ * `ring` names the sharder's `ControllerRing` and the namespace of the shard Leases, `identity`
+ * is this shard's Lease name and label value; no `buckets` or `key` (the sharder places objects).
+ */
+export interface LabelModeOptions<T extends KubeObject = KubeObject> extends LabelShardedInformerOptions<T> {
+  readonly mode: 'label';
 }
 
 /** A sharded informer: an {@link Informer} of the objects in this replica's buckets, and the buckets. */
@@ -66,7 +80,9 @@ export interface ShardSources<T extends KubeObject> {
 }
 
 /**
- * An informer of one replica's share of a resource. The replicas form a ring over Leases (one per
+ * An informer of one replica's share of a resource, in the bucket modes `server` (default) and
+ * `client`; `mode: 'label'` (the next signature) joins a ring that an external sharder runs
+ * instead. In the bucket modes the replicas form a ring over Leases (one per
  * replica, label `rx-informer.io/ring=<ring>`); the hash space of the objects' uids (or
  * namespaces) is cut into `buckets` ranges, each placed on one live member by rendezvous hashing;
  * a replica serves a bucket it gained only once the previous owner has released it or has been
@@ -102,7 +118,48 @@ export interface ShardSources<T extends KubeObject> {
  * @param options the ring and this replica's identity; bucket count, key, filter mode, ring timings; the informer's options.
  * @throws ConfigError, TypeError, RangeError at once for a config no retry can fix.
  */
-export function shardedInformer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: ShardedInformerOptions<T>): ShardedInformer<T> {
+export function shardedInformer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: ShardedInformerOptions<T>): ShardedInformer<T>;
+/**
+ * `mode: 'label'`: the shard `identity` of a sharder's ring, as {@link labelShardedInformer}
+ * (which this calls): its cache holds the objects the sharder labelled for it, filled while it
+ * holds its shard Lease; it acknowledges drains. No buckets, so no `ownership$` or `owned()`:
+ * the sharder, not the replicas, decides placement.
+ *
+ * ## Example
+ * ```ts
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * import { configMaps, shardedInformer } from 'rx-informer';
+ *
+ * declare const kubeConfig: KubeConfig;
+ * const shard = shardedInformer(kubeConfig, configMaps, { mode: 'label', ring: { name: 'example', namespace: 'sharding-system' }, identity: 'example-0' });
+ * shard.lease$.subscribe((state) => console.log('shard lease:', state.state));
+ * ```
+ *
+ * @param kubeConfig the cluster (the shard's Lease, and `patch` on the resource for drains).
+ * @param resource the sharded resource.
+ * @param options `mode: 'label'`, the sharder's ring, this shard's identity, Lease timings, the informer's options.
+ * @throws ConfigError, TypeError, RangeError at once for a config no retry can fix.
+ */
+export function shardedInformer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: LabelModeOptions<T>): LabelShardedInformer<T>;
+/**
+ * Either mode, chosen at run time: a {@link ShardedInformer} or a {@link LabelShardedInformer}.
+ *
+ * @param kubeConfig the cluster and credentials.
+ * @param resource what to shard.
+ * @param options a bucket mode's options, or `label` mode's.
+ * @throws ConfigError, TypeError, RangeError at once for a config no retry can fix.
+ */
+export function shardedInformer<T extends KubeObject = KubeObject>(
+  kubeConfig: KubeConfig,
+  resource: Resource<T>,
+  options: ShardedInformerOptions<T> | LabelModeOptions<T>,
+): ShardedInformer<T> | LabelShardedInformer<T>;
+export function shardedInformer<T extends KubeObject = KubeObject>(
+  kubeConfig: KubeConfig,
+  resource: Resource<T>,
+  options: ShardedInformerOptions<T> | LabelModeOptions<T>,
+): ShardedInformer<T> | LabelShardedInformer<T> {
+  if (options.mode === 'label') return labelShardedInformer(kubeConfig, resource, options);
   const { namespace, labelSelector, fieldSelector, listReadAhead, withholdExcerpts, ring } = options;
   const name = options.name ?? `${informerName(resource, options)}#${options.identity}`;
   checkInformerConfig(kubeConfig, name, { labelSelector, fieldSelector });
@@ -150,7 +207,7 @@ export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: 
   const key = options.key ?? 'uid';
   const name = options.name ?? `sharded#${identity}`;
   const filtering = new BehaviorSubject<ShardFilterMode>(options.mode ?? 'server');
-  if (filtering.value !== 'server' && filtering.value !== 'client') throw new TypeError(`mode must be 'server' or 'client' (for a ring run by a sharder, use labelShardedInformer), got ${JSON.stringify(options.mode)}`);
+  if (filtering.value !== 'server' && filtering.value !== 'client') throw new TypeError(`mode must be 'server' or 'client' here (for a ring run by a sharder: labelShardedInformerFrom, or shardedInformer with mode 'label'), got ${JSON.stringify(options.mode)}`);
 
   // Per informer, not per module: the buckets served now, and whether the ring view has synced.
   const owned = new Set<number>();
