@@ -3,16 +3,23 @@
  *
  * One loopback API server (this process) holds `--pods` pods (the churn generator's, with
  * managedFields, ~4.4 KB each); for each replica count in `--replicas` (default 1,2,4) and each
- * mode in `--modes` (default server,client), that many replica processes (forked, `--expose-gc`)
- * run a sharded pod informer on one ring. Once every replica serves the buckets the placement
+ * mode in `--modes` (default server,client,label), that many replica processes (forked,
+ * `--expose-gc`) run a sharded pod informer on one ring. In `label` mode this process plays
+ * timebertt's sharder: before the runs it labels every pod with its shard for each replica count
+ * (one ring per count, `bench-label-<N>`, placing each pod where the bucket modes' placement puts
+ * it, so every mode splits the pods alike), and the replicas select their label. Once every replica serves the buckets the placement
  * gives it and its cache is synced, each reports its heap after a full GC, minus its heap before
  * the informer started (the cache's share of the heap). Then this process updates `--events` pods
  * as fast as it can, and each replica reports how long it took to apply the updates of its own
  * pods (from the first update sent to its last one applied): its events/s. Runs are interleaved
- * (`--reps` rounds of every configuration) and reported as ranges.
+ * (round 1 of every configuration, then round 2, ...: `--reps` rounds) and reported as ranges.
  *
- * The goal: per-replica heap ≈ 1/N of one replica's in `server` mode; `client` mode decodes every
- * event on every replica, so its events/s do not grow with N.
+ * The goal: per-replica heap ≈ 1/N of one replica's in `server` and `label` modes; `client` mode
+ * decodes every event on every replica, so its events/s do not grow with N.
+ *
+ * Cost: `--pods 20000 --reps 1` (9 configurations) took about 6 minutes on a loaded 2-core machine;
+ * at 100 000 pods one configuration (`--modes label --replicas 1 --reps 1`) took about 1 minute,
+ * its largest process at 1.2 GB resident (the server holds every pod; a replica gets 4 GB of heap).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -20,7 +27,9 @@ import { firstValueFrom, filter } from 'rxjs';
 import { pods, type Pod } from '../lib/resources/builtins';
 import { bucketsOf } from '../lib/sharding/placement';
 import { objectBucket } from '../lib/sharding/shardListerWatcher';
+import { shardLabelOf } from '../lib/sharding/labelShard';
 import { shardedInformer, type ShardFilterMode } from '../lib/sharding/shardedInformer';
+import type { Snapshot } from '../lib/store/snapshot';
 import { createChurn } from '../lib/testing/churn';
 import { loopbackKubeConfig } from '../lib/testing/kubeConfig';
 import { startApiServer, type ApiServer } from '../lib/testing/server';
@@ -28,11 +37,16 @@ import { startApiServer, type ApiServer } from '../lib/testing/server';
 const BUCKETS = 64;
 const TIMINGS = { leaseDuration: 5_000, renewDeadline: 4_000, retryPeriod: 1_000 } as const;
 
+type Mode = ShardFilterMode | 'label';
+/** The sharder's ring for `replicas` replicas in `label` mode: one per count, since the pods carry its label. */
+const labelRing = (replicas: number): string => `bench-label-${replicas}`;
+const membersOf = (replicas: number): string[] => Array.from({ length: replicas }, (_, i) => `replica-${i}`);
+
 /** Parent → replica. */
 type Command = { readonly kind: 'expect'; readonly updates: number };
 /** Replica → parent. */
 type Report =
-  | { readonly kind: 'settled'; readonly heapBytes: number; readonly cacheHeapBytes: number; readonly objects: number; readonly owned: readonly number[] }
+  | { readonly kind: 'settled'; readonly heapBytes: number; readonly cacheHeapBytes: number; readonly objects: number }
   | { readonly kind: 'applied'; readonly updates: number; readonly firstAt: number; readonly lastAt: number };
 
 function heapAfterGc(): number {
@@ -43,13 +57,28 @@ function heapAfterGc(): number {
 }
 
 /** A replica process: caches its share, reports its heap, then counts the updates it applies. */
-async function replica(url: string, id: string, members: readonly string[], mode: ShardFilterMode, ring: string): Promise<void> {
+async function replica(url: string, id: string, members: readonly string[], mode: Mode, ring: string, leaseNamespace: string): Promise<void> {
   const send = (report: Report): void => void process.send!(report);
   // The baseline: client-node loaded (the KubeConfig) and the informer built, nothing listed yet.
   const kubeConfig = loopbackKubeConfig({ url, tls: false, token: undefined });
-  const shard = shardedInformer<Pod>(kubeConfig, pods, { ring: { name: ring, namespace: 'default' }, identity: id, buckets: BUCKETS, mode, ...TIMINGS, pageSize: 500 });
-  const before = heapAfterGc();
   const placed = bucketsOf(id, members, BUCKETS).join();
+  const ringRef = { name: ring, namespace: leaseNamespace };
+  let shard: ReturnType<typeof shardedInformer<Pod>>;
+  let settled: (snapshot: Snapshot<Pod>) => boolean;
+  let describe: () => string;
+  if (mode === 'label') {
+    const labelShard = shardedInformer<Pod>(kubeConfig, pods, { mode, ring: ringRef, identity: id, ...TIMINGS, pageSize: 500 });
+    shard = labelShard;
+    // Not leading yet is a synced, empty cache; leading swaps in the whole list at once.
+    settled = (s) => s.synced && s.size > 0;
+    describe = () => 'label shard';
+  } else {
+    const bucketShard = shardedInformer<Pod>(kubeConfig, pods, { ring: ringRef, identity: id, buckets: BUCKETS, mode, ...TIMINGS, pageSize: 500 });
+    shard = bucketShard;
+    settled = (s) => s.synced && bucketShard.owned().join() === placed && [...s.values()].every((pod) => bucketShard.owns(pod));
+    describe = () => `${bucketShard.owned().length} buckets (placed ${placed.split(',').length})`;
+  }
+  const before = heapAfterGc();
   let updates = 0;
   let firstAt = 0;
   let lastAt = 0;
@@ -61,12 +90,12 @@ async function replica(url: string, id: string, members: readonly string[], mode
     if (updates >= expected) send({ kind: 'applied', updates, firstAt, lastAt });
   });
   let latest = { synced: false, size: 0 };
-  const progress = setInterval(() => process.stderr.write(`${id}: ${shard.owned().length} buckets (placed ${placed.split(',').length}), ${latest.size} pods, synced ${latest.synced}\n`), 30_000);
+  const progress = setInterval(() => process.stderr.write(`${id}: ${describe()}, ${latest.size} pods, synced ${latest.synced}\n`), 30_000);
   const snapshot = await firstValueFrom(
     shard.informer$.pipe(
       filter((s) => {
         latest = { synced: s.synced, size: s.size };
-        return s.synced && shard.owned().join() === placed && [...s.values()].every((pod) => shard.owns(pod));
+        return settled(s);
       }),
     ),
   );
@@ -74,7 +103,7 @@ async function replica(url: string, id: string, members: readonly string[], mode
   // Let the last relist's garbage go before measuring.
   await new Promise((resolve) => setTimeout(resolve, 500));
   const heapBytes = heapAfterGc();
-  send({ kind: 'settled', heapBytes, cacheHeapBytes: heapBytes - before, objects: snapshot.size, owned: shard.owned() });
+  send({ kind: 'settled', heapBytes, cacheHeapBytes: heapBytes - before, objects: snapshot.size });
   process.on('message', (command: Command) => {
     if (command.kind !== 'expect') return;
     firstAt = Date.now();
@@ -89,7 +118,7 @@ async function replica(url: string, id: string, members: readonly string[], mode
 
 interface RunResult {
   readonly replicas: number;
-  readonly mode: ShardFilterMode;
+  readonly mode: Mode;
   readonly cacheHeapMb: number[];
   readonly objects: number[];
   readonly eventsPerSecond: number[];
@@ -107,19 +136,24 @@ function nextReport<K extends Report['kind']>(child: ChildProcess, kind: K): Pro
   });
 }
 
-async function runOnce(server: ApiServer, replicas: number, mode: ShardFilterMode, events: number, round: number): Promise<RunResult> {
-  const ring = `bench-${mode}-${replicas}-${round}`;
-  const members = Array.from({ length: replicas }, (_, i) => `replica-${i}`);
+async function runOnce(server: ApiServer, replicas: number, mode: Mode, events: number, round: number): Promise<RunResult> {
+  // A fresh ring per run (label mode: the pods' ring, with its Leases in a namespace of this round).
+  const ring = mode === 'label' ? labelRing(replicas) : `bench-${mode}-${replicas}-${round}`;
+  const leaseNamespace = `bench-${mode}-${replicas}-${round}`;
+  const members = membersOf(replicas);
   const children = members.map((id) =>
-    fork(__filename, ['--replica', server.url, id, members.join(','), mode, ring], { execArgv: ['-r', 'ts-node/register/transpile-only', '--expose-gc', '--max-old-space-size=4096'] }),
+    fork(__filename, ['--replica', server.url, id, members.join(','), mode, ring, leaseNamespace], {
+      execArgv: ['-r', 'ts-node/register/transpile-only', '--expose-gc', '--max-old-space-size=4096'],
+    }),
   );
   try {
     const settled = await Promise.all(children.map((child) => nextReport(child, 'settled')));
     // Updates, as fast as the store takes them; each replica applies those of its own pods.
     const all = server.store.list(pods);
     const chosen = Array.from({ length: events }, (_, i) => all[(i * 7919) % all.length]!);
-    const perReplica = settled.map((report) => {
-      const owned = new Set(report.owned);
+    // Every mode serves the placement's buckets once settled (label mode: the sharder placed them so).
+    const perReplica = members.map((id) => {
+      const owned = new Set(bucketsOf(id, members, BUCKETS));
       return chosen.filter((pod) => owned.has(objectBucket(pod, 'uid', BUCKETS))).length;
     });
     const applied = children.map((child) => nextReport(child, 'applied'));
@@ -144,6 +178,23 @@ async function runOnce(server: ApiServer, replicas: number, mode: ShardFilterMod
   }
 }
 
+/** The sharder's part in `label` mode: labels every pod with its shard in each count's ring, placed as the bucket modes place it. */
+async function labelShards(server: ApiServer, replicaCounts: readonly number[]): Promise<void> {
+  const owners = replicaCounts.map((replicas) => {
+    const members = membersOf(replicas);
+    const ownerOf: string[] = [];
+    for (const id of members) for (const bucket of bucketsOf(id, members, BUCKETS)) ownerOf[bucket] = id;
+    return { label: shardLabelOf(labelRing(replicas)), ownerOf };
+  });
+  for (const [i, pod] of server.store.list(pods).entries()) {
+    const bucket = objectBucket(pod, 'uid', BUCKETS);
+    const labels = { ...pod.metadata.labels };
+    for (const { label, ownerOf } of owners) labels[label] = ownerOf[bucket]!;
+    server.store.update(pods, { ...pod, metadata: { ...pod.metadata, resourceVersion: undefined, labels } });
+    if (i % 5_000 === 4_999) await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 function option(name: string, fallback: string): string {
   const at = process.argv.indexOf(name);
   return at === -1 ? fallback : process.argv[at + 1]!;
@@ -160,9 +211,11 @@ async function main(): Promise<void> {
   const events = Number(option('--events', '5000'));
   const reps = Number(option('--reps', '2'));
   const replicaCounts = option('--replicas', '1,2,4').split(',').map(Number);
-  const modes = option('--modes', 'server,client').split(',') as ShardFilterMode[];
+  const modes = option('--modes', 'server,client,label').split(',') as Mode[];
+  const started = Date.now();
   const server = await startApiServer({ historyLimit: Math.max(10_000, events * 2) });
   createChurn(server.store, { pods: podCount, namespaces: 10, seed: 1 }).populate();
+  if (modes.includes('label')) await labelShards(server, replicaCounts);
   process.stdout.write(`${podCount} pods, ${events} updates, ${BUCKETS} buckets, ${reps} rounds; load average ${loadavg().map((l: number) => l.toFixed(1)).join(' ')}\n`);
   const results: RunResult[] = [];
   for (let round = 0; round < reps; round++) {
@@ -186,12 +239,13 @@ async function main(): Promise<void> {
       );
     }
   }
+  process.stdout.write(`\ntook ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
   await server.close();
 }
 
 if (process.argv[2] === '--replica') {
-  const [, , , url, id, members, mode, ring] = process.argv;
-  replica(url!, id!, members!.split(','), mode as ShardFilterMode, ring!).catch((error: unknown) => {
+  const [, , , url, id, members, mode, ring, leaseNamespace] = process.argv;
+  replica(url!, id!, members!.split(','), mode as Mode, ring!, leaseNamespace!).catch((error: unknown) => {
     process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
     process.exit(1);
   });

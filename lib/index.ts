@@ -110,6 +110,7 @@ export { JITTER_FACTOR } from './leaderElection/electionConfig';
 // The store.
 export type { Snapshot, ListQuery } from './store/snapshot';
 export type { Change, AddChange, UpdateChange, DeleteChange } from './store/change';
+export type { BucketHandover, HandoverMark } from './store/handover';
 export type { KubeObject, ObjectMeta, OwnerReference } from './store/object';
 export { IndexNotFoundError } from './store/indexedSnapshot';
 export { NAMESPACE_INDEX, OWNER_INDEX, namespaceIndex, labelIndex, ownerIndex, fieldIndex } from './store/indexers';
@@ -121,7 +122,7 @@ export { shareUnchanged } from './store/shareUnchanged';
 export { parseLabelSelector, parseFieldSelector, SelectorSyntaxError } from './store/selector';
 export type { LabelSelector, LabelRequirement, FieldSelector, FieldRequirement } from './store/selector';
 export { shardedInformer, shardedInformerFrom } from './sharding/shardedInformer';
-export type { ShardedInformer, ShardedInformerOptions, ShardSources, ShardFilterMode } from './sharding/shardedInformer';
+export type { ShardedInformer, ShardedInformerOptions, LabelModeOptions, ShardSources, ShardFilterMode } from './sharding/shardedInformer';
 export { objectBucket, type ShardKey } from './sharding/shardListerWatcher';
 export { ringMembership, type OwnershipEvent, type ReleaseReason } from './sharding/ringMember';
 export type { RingMemberOptions, RingRef } from './sharding/ringConfig';

@@ -1,5 +1,6 @@
 import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import { silentLogger, type Logger } from '../logger';
+import type { HandoverMark } from '../store/handover';
 import type { KubeObject } from '../store/object';
 import type { Snapshot } from '../store/snapshot';
 import { HandlerSubscription } from './handlerSubscription';
@@ -17,15 +18,19 @@ export { HandlerQueueOverflowError } from './notifications';
  * possibly shared with the informer's other handlers: read it, but do not modify or keep it.
  */
 export interface ResourceHandlers<T extends KubeObject = KubeObject> {
-  /** An object entered the cache (`isInInitialList` for the initial list or a late handler's catch-up). */
-  onAdd?: (object: T, info: { readonly key: string; readonly isInInitialList: boolean }) => unknown;
+  /**
+   * An object entered the cache (`isInInitialList` for the initial list or a late handler's
+   * catch-up); `handover` when a sharded informer acquired its bucket.
+   */
+  onAdd?: (object: T, info: { readonly key: string; readonly isInInitialList: boolean; readonly handover?: HandoverMark }) => unknown;
   /** An object changed; `isResync` when this handler's resync timer re-delivers it unchanged. */
   onUpdate?: (oldObject: T, object: T, info: { readonly key: string; readonly isResync: boolean }) => unknown;
   /**
    * An object left the cache; `finalStateUnknown` when the deletion was inferred (by a relist, or
-   * by this handler's catch-up after it fell behind), so `object` is the last state seen.
+   * by this handler's catch-up after it fell behind), so `object` is the last state seen;
+   * `handover` when a sharded informer released its bucket (a catch-up's deletes carry none).
    */
-  onDelete?: (object: T, info: { readonly key: string; readonly finalStateUnknown: boolean }) => unknown;
+  onDelete?: (object: T, info: { readonly key: string; readonly finalStateUnknown: boolean; readonly handover?: HandoverMark }) => unknown;
   /** The handler has processed every object of the initial list (client-go's per-handler HasSynced). */
   onSynced?: () => void;
   /**

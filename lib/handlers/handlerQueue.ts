@@ -161,14 +161,14 @@ export class CoalescingQueue<T extends KubeObject = KubeObject> {
     if (entry.then !== undefined) {
       // Pending: delete(seen) then add(new). Fold into the add half.
       if (next.type === 'delete') entry.then = undefined;
-      else entry.then = { type: 'add', key, object: next.object, isInInitialList: entry.then.isInInitialList };
+      else entry.then = { ...entry.then, object: next.object }; // keeps isInInitialList and a handover mark
       return;
     }
     const first = entry.first;
     switch (first.type) {
       case 'add':
         if (next.type === 'delete') this.forget(entry);
-        else entry.first = { type: 'add', key, object: next.object, isInInitialList: first.isInInitialList };
+        else entry.first = { ...first, object: next.object };
         return;
       case 'update':
         if (next.type === 'delete') entry.first = next;
@@ -183,7 +183,7 @@ export class CoalescingQueue<T extends KubeObject = KubeObject> {
         return;
       case 'delete':
         // A duplicate delete collapses into the first; anything else re-creates the key.
-        if (next.type !== 'delete') entry.then = { type: 'add', key, object: next.object, isInInitialList: next.type === 'add' && next.isInInitialList };
+        if (next.type !== 'delete') entry.then = next.type === 'add' ? next : { type: 'add', key, object: next.object, isInInitialList: false };
         return;
     }
   }

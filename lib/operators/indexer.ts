@@ -4,6 +4,7 @@ import { ProtocolError, RejectedObjectError, type RejectionOutcome } from '../so
 import { sameResourceVersion, type AddChange, type Change } from '../store/change';
 import { ChangeSequencer, RECORD_LIMIT } from '../store/changeSequence';
 import { deepFreeze } from '../store/deepFreeze';
+import { markHandover } from '../store/handover';
 import { IndexedSnapshot, type SnapshotBuilder, type SnapshotEdit } from '../store/indexedSnapshot';
 import { NAMESPACE_INDEX, namespaceIndex, type IndexFunc } from '../store/indexers';
 import { objectKey } from '../store/keys';
@@ -307,7 +308,7 @@ class IndexerState<T extends KubeObject> {
     }
     if (!page.last) return undefined;
     this.relist = undefined;
-    return (this.current = this.swap(relist, page.resourceVersion));
+    return (this.current = this.swap(relist, page.resourceVersion, page.handover));
   }
 
   /**
@@ -338,7 +339,7 @@ class IndexerState<T extends KubeObject> {
    * changes were gathered page by page, so the last page costs O(deletes), not O(n), unless a
    * key was listed twice or a watch delta moved the cache meanwhile (then they are recomputed).
    */
-  private swap(relist: Relist<T>, resourceVersion: string): IndexedSnapshot<T> {
+  private swap(relist: Relist<T>, resourceVersion: string, handover: ReplaceDelta<T>['handover']): IndexedSnapshot<T> {
     const { builder, order } = relist;
     const current = this.current;
     let { updates, adds } = relist;
@@ -364,7 +365,7 @@ class IndexerState<T extends KubeObject> {
     for (const update of updates) changes.push(update);
     for (const add of adds) changes.push(add);
     this.everSynced = true;
-    return builder.finish(resourceVersion, changes);
+    return builder.finish(resourceVersion, handover === undefined ? changes : markHandover(changes, handover));
   }
 }
 
@@ -402,7 +403,8 @@ class IndexerState<T extends KubeObject> {
  *    (`finalStateUnknown`) for keys missing from the list, then updates for every key present
  *    before and after (even unchanged: a relist resyncs, and an object whose resourceVersion did
  *    not change is kept as is, so `oldObject === object`), then adds, in list order. Adds of the
- *    first Replace carry `isInInitialList`.
+ *    first Replace carry `isInInitialList`. A Replace with a `handover` (a sharded informer's new
+ *    buckets) marks its adds in the buckets acquired and its deletes in those released.
  * 4. Bookmark: the same objects at the new resourceVersion, with no changes.
  *
  * 5. An object it cannot cache (no `metadata.name`, a throwing transform or index function) is

@@ -1,3 +1,4 @@
+import type { BucketHandover } from '../store/handover';
 import type { KubeObject } from '../store/object';
 
 /**
@@ -27,6 +28,12 @@ export interface ReplaceDelta<T extends KubeObject = KubeObject> {
    * deleted and created again stays. Absent on the pages of a list.
    */
   readonly deleted?: readonly T[];
+  /**
+   * Set by a sharded informer on the pages of the Replace that lists a new set of buckets: the
+   * buckets acquired, released and served. The indexer reads it on the `last` page and marks the
+   * adds and deletes it explains (`handover` on the changes). Absent everywhere else.
+   */
+  readonly handover?: BucketHandover;
 }
 
 /** An object was created, or entered the watched set (a selector now matches it). */

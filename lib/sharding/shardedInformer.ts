@@ -11,9 +11,11 @@ import { leases, type Lease } from '../resources/builtins';
 import type { Resource } from '../resources/resource';
 import { kubeListerWatcher } from '../sources/kubeListerWatcher';
 import type { ListerWatcher } from '../sources/listerWatcher';
+import type { BucketHandover } from '../store/handover';
 import type { KubeObject } from '../store/object';
 import { resolveRingConfig, type RingMemberOptions } from './ringConfig';
 import { RING_LABEL } from './ringLease';
+import { labelShardedInformer, type LabelShardedInformer, type LabelShardedInformerOptions } from './labelShardedInformer';
 import { ringMembership, type OwnershipEvent } from './ringMember';
 import { objectBucket, shardListerWatcher, type ShardKey } from './shardListerWatcher';
 
@@ -24,15 +26,28 @@ import { objectBucket, shardListerWatcher, type ShardKey } from './shardListerWa
  *   count. Trusted only when a list echoes it in `metadata.shardInfo`; otherwise `client`.
  * - `client`: any server. Every replica receives and decodes everything and keeps its share: the
  *   cache (heap) shrinks, ingest (network, CPU) does not.
+ *
+ * The third mode of {@link shardedInformer}, `label`, has no buckets (an external sharder places
+ * the objects): see {@link LabelModeOptions}.
  */
 export type ShardFilterMode = 'server' | 'client';
 
-/** Options of {@link shardedInformer}: the ring, the scope and everything an informer takes. */
+/** Options of {@link shardedInformer} in a bucket mode: the ring, the scope and everything an informer takes. */
 export interface ShardedInformerOptions<T extends KubeObject = KubeObject> extends InformerOptions<T>, Omit<RingMemberOptions, 'scheduler' | 'logger'> {
   /** What is hashed into buckets: the object's uid (default; spreads evenly) or its namespace (keeps a namespace together). */
   readonly key?: ShardKey;
   /** Server-side filtering, falling back to client-side where the server ignores it (default `server`), or client-side only. */
   readonly mode?: ShardFilterMode;
+}
+
+/**
+ * Options of {@link shardedInformer} in `label` mode: a shard of a ring that an external sharder
+ * runs (timebertt/kubernetes-controller-sharding). The same as {@link labelShardedInformer}'s:
+ * `ring` names the sharder's `ControllerRing` and the namespace of the shard Leases, `identity`
+ * is this shard's Lease name and label value; no `buckets` or `key` (the sharder places objects).
+ */
+export interface LabelModeOptions<T extends KubeObject = KubeObject> extends LabelShardedInformerOptions<T> {
+  readonly mode: 'label';
 }
 
 /** A sharded informer: an {@link Informer} of the objects in this replica's buckets, and the buckets. */
@@ -50,6 +65,8 @@ export interface ShardedInformer<T extends KubeObject = KubeObject> extends Info
   owned(): readonly number[];
   /** True when `object` hashes into a bucket this replica serves now: check it before acting on an object. */
   owns(object: KubeObject): boolean;
+  /** The bucket `object` hashes into (served here or not). */
+  bucketOf(object: KubeObject): number;
 }
 
 /** Where a sharded informer's objects and Leases come from. */
@@ -63,7 +80,9 @@ export interface ShardSources<T extends KubeObject> {
 }
 
 /**
- * An informer of one replica's share of a resource. The replicas form a ring over Leases (one per
+ * An informer of one replica's share of a resource, in the bucket modes `server` (default) and
+ * `client`; `mode: 'label'` (the next signature) joins a ring that an external sharder runs
+ * instead. In the bucket modes the replicas form a ring over Leases (one per
  * replica, label `rx-informer.io/ring=<ring>`); the hash space of the objects' uids (or
  * namespaces) is cut into `buckets` ranges, each placed on one live member by rendezvous hashing;
  * a replica serves a bucket it gained only once the previous owner has released it or has been
@@ -71,8 +90,12 @@ export interface ShardSources<T extends KubeObject> {
  *
  * Every change of this replica's bucket set restarts its list and watch for the new set: objects
  * of buckets gained arrive as adds, those of buckets released leave as deletes (in `changes$` and
- * handlers), in the Replace that the new list makes. Until the ring view has synced the informer
- * is not synced; a replica that owns no bucket has a synced, empty cache.
+ * handlers), in the Replace that the new list makes. That Replace carries the handover, so those
+ * adds and deletes are marked: `change.handover` (and a handler's `info.handover`) says
+ * `acquired` or `released`, the object's bucket, and the whole handover (buckets acquired,
+ * released, served). A delete without a mark in that Replace is an object deleted meanwhile.
+ * Until the ring view has synced the informer is not synced; a replica that owns no bucket has a
+ * synced, empty cache.
  *
  * No fencing exists: a paused replica can act on an object after another has taken its bucket
  * (docs/guides/scale-out.md gives the bounds). Handlers must be idempotent, and may check
@@ -95,7 +118,48 @@ export interface ShardSources<T extends KubeObject> {
  * @param options the ring and this replica's identity; bucket count, key, filter mode, ring timings; the informer's options.
  * @throws ConfigError, TypeError, RangeError at once for a config no retry can fix.
  */
-export function shardedInformer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: ShardedInformerOptions<T>): ShardedInformer<T> {
+export function shardedInformer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: ShardedInformerOptions<T>): ShardedInformer<T>;
+/**
+ * `mode: 'label'`: the shard `identity` of a sharder's ring, as {@link labelShardedInformer}
+ * (which this calls): its cache holds the objects the sharder labelled for it, filled while it
+ * holds its shard Lease; it acknowledges drains. No buckets, so no `ownership$` or `owned()`:
+ * the sharder, not the replicas, decides placement.
+ *
+ * ## Example
+ * ```ts
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * import { configMaps, shardedInformer } from 'rx-informer';
+ *
+ * declare const kubeConfig: KubeConfig;
+ * const shard = shardedInformer(kubeConfig, configMaps, { mode: 'label', ring: { name: 'example', namespace: 'sharding-system' }, identity: 'example-0' });
+ * shard.lease$.subscribe((state) => console.log('shard lease:', state.state));
+ * ```
+ *
+ * @param kubeConfig the cluster (the shard's Lease, and `patch` on the resource for drains).
+ * @param resource the sharded resource.
+ * @param options `mode: 'label'`, the sharder's ring, this shard's identity, Lease timings, the informer's options.
+ * @throws ConfigError, TypeError, RangeError at once for a config no retry can fix.
+ */
+export function shardedInformer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: LabelModeOptions<T>): LabelShardedInformer<T>;
+/**
+ * Either mode, chosen at run time: a {@link ShardedInformer} or a {@link LabelShardedInformer}.
+ *
+ * @param kubeConfig the cluster and credentials.
+ * @param resource what to shard.
+ * @param options a bucket mode's options, or `label` mode's.
+ * @throws ConfigError, TypeError, RangeError at once for a config no retry can fix.
+ */
+export function shardedInformer<T extends KubeObject = KubeObject>(
+  kubeConfig: KubeConfig,
+  resource: Resource<T>,
+  options: ShardedInformerOptions<T> | LabelModeOptions<T>,
+): ShardedInformer<T> | LabelShardedInformer<T>;
+export function shardedInformer<T extends KubeObject = KubeObject>(
+  kubeConfig: KubeConfig,
+  resource: Resource<T>,
+  options: ShardedInformerOptions<T> | LabelModeOptions<T>,
+): ShardedInformer<T> | LabelShardedInformer<T> {
+  if (options.mode === 'label') return labelShardedInformer(kubeConfig, resource, options);
   const { namespace, labelSelector, fieldSelector, listReadAhead, withholdExcerpts, ring } = options;
   const name = options.name ?? `${informerName(resource, options)}#${options.identity}`;
   checkInformerConfig(kubeConfig, name, { labelSelector, fieldSelector });
@@ -143,7 +207,7 @@ export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: 
   const key = options.key ?? 'uid';
   const name = options.name ?? `sharded#${identity}`;
   const filtering = new BehaviorSubject<ShardFilterMode>(options.mode ?? 'server');
-  if (filtering.value !== 'server' && filtering.value !== 'client') throw new TypeError(`mode must be 'server' or 'client' (for a ring run by a sharder, use labelShardedInformer), got ${JSON.stringify(options.mode)}`);
+  if (filtering.value !== 'server' && filtering.value !== 'client') throw new TypeError(`mode must be 'server' or 'client' here (for a ring run by a sharder: labelShardedInformerFrom, or shardedInformer with mode 'label'), got ${JSON.stringify(options.mode)}`);
 
   // Per informer, not per module: the buckets served now, and whether the ring view has synced.
   const owned = new Set<number>();
@@ -169,21 +233,41 @@ export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: 
     filtering.next('client');
   };
 
-  // One reflector per bucket set: a new set relists (the indexer's Replace turns the difference into adds and deletes).
+  const bucketOf = (object: KubeObject): number => objectBucket(object, key, count);
+
+  // One reflector per bucket set: a new set relists (the indexer's Replace turns the difference
+  // into adds and deletes), and that Replace carries the handover so the indexer can mark them.
   const deltas = (reflectConfig: Parameters<typeof reflect>[1]): Observable<Delta<T>> =>
-    defer(() =>
-      ownership$.pipe(
+    defer(() => {
+      // The buckets the cache holds: those of the last Replace that completed, per subscription.
+      let cached: readonly number[] = [];
+      const handOver = (buckets: readonly number[]) => (source: Observable<Delta<T>>): Observable<Delta<T>> => {
+        const handover = bucketHandover(cached, buckets, bucketOf);
+        if (handover === undefined) return source;
+        let done = false;
+        return source.pipe(
+          map((delta) => {
+            if (done || delta.type !== 'Replace') return delta;
+            if (delta.last) {
+              done = true;
+              cached = buckets;
+            }
+            return { ...delta, handover };
+          }),
+        );
+      };
+      return ownership$.pipe(
         startWith(undefined),
         filter(() => ready),
         map(() => ownedNow()),
-        distinctUntilChanged((a, b) => a.length === b.length && a.every((bucket, i) => bucket === b[i])),
+        distinctUntilChanged(sameBuckets),
         switchMap((buckets) => filtering.pipe(map((mode) => ({ buckets, mode })))),
         switchMap(({ buckets, mode }): Observable<Delta<T>> => {
-          if (buckets.length === 0) return concat(of<Delta<T>>({ type: 'Replace', items: [], first: true, last: true, resourceVersion: '' }), NEVER);
-          return reflect(shardListerWatcher(sources.listerWatcher, { buckets, count, key, filtering: mode, onIgnored }), reflectConfig);
+          if (buckets.length === 0) return concat(of<Delta<T>>({ type: 'Replace', items: [], first: true, last: true, resourceVersion: '' }), NEVER).pipe(handOver(buckets));
+          return reflect(shardListerWatcher(sources.listerWatcher, { buckets, count, key, filtering: mode, onIgnored }), reflectConfig).pipe(handOver(buckets));
         }),
-      ),
-    );
+      );
+    });
 
   const informer = informerOfDeltas(deltas, { ...options, name, scheduler, logger });
   return {
@@ -191,6 +275,24 @@ export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: 
     ownership$,
     filtering$: filtering.pipe(distinctUntilChanged()),
     owned: ownedNow,
-    owns: (object) => owned.has(objectBucket(object, key, count)),
+    owns: (object) => owned.has(bucketOf(object)),
+    bucketOf,
+  };
+}
+
+function sameBuckets(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((bucket, i) => bucket === b[i]);
+}
+
+/** The handover from the sorted bucket set `before` to `after`; undefined when they are equal. */
+function bucketHandover(before: readonly number[], after: readonly number[], bucketOf: (object: KubeObject) => number): BucketHandover | undefined {
+  if (sameBuckets(before, after)) return undefined;
+  const wasServed = new Set(before);
+  const isServed = new Set(after);
+  return {
+    acquired: after.filter((bucket) => !wasServed.has(bucket)),
+    released: before.filter((bucket) => !isServed.has(bucket)),
+    served: after,
+    bucketOf,
   };
 }

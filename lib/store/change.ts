@@ -1,3 +1,4 @@
+import type { HandoverMark } from './handover';
 import type { KubeObject } from './object';
 
 /**
@@ -13,6 +14,8 @@ export interface AddChange<T extends KubeObject = KubeObject> {
   readonly object: T;
   /** True when the object came with the informer's first list (client-go's isInInitialList). */
   readonly isInInitialList: boolean;
+  /** Set when the object arrived because a sharded informer acquired its bucket. */
+  readonly handover?: HandoverMark;
 }
 
 /** An object in the cache changed. */
@@ -41,6 +44,8 @@ export interface DeleteChange<T extends KubeObject = KubeObject> {
    * object's final state is unknown: client-go's DeletedFinalStateUnknown.
    */
   readonly finalStateUnknown: boolean;
+  /** Set when the object left because a sharded informer released its bucket. */
+  readonly handover?: HandoverMark;
 }
 
 /**

@@ -34,6 +34,14 @@ describe('CoalescingQueue', () => {
     expect(drain(queueOf(add('a', '1', true), update('a', '1', '2')))).toEqual([add('a', '2', true)]);
   });
 
+  it('keeps a handover mark through folds: an acquired add stays marked when updates fold into it, before or after a delete', () => {
+    const handover = { acquired: [3], released: [], served: [3], bucketOf: () => 3 };
+    const mark = { type: 'acquired', bucket: 3, handover } as const;
+    const marked = (name: string, rv: string): HandlerNotification => ({ type: 'add', key: name, object: obj(name, rv), isInInitialList: false, handover: mark });
+    expect(drain(queueOf(marked('a', '1'), update('a', '1', '2')))).toEqual([marked('a', '2')]);
+    expect(drain(queueOf(del('a', '1'), marked('a', '5'), update('a', '5', '6')))).toEqual([del('a', '1'), marked('a', '6')]);
+  });
+
   it('drops add then delete: the handler never saw the object', () => {
     expect(drain(queueOf(add('a', '1'), del('a', '1'), add('b', '1')))).toEqual([add('b', '1')]);
   });

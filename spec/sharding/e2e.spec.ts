@@ -1,9 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import * as path from 'node:path';
-import * as readline from 'node:readline';
 import { pods } from '../../lib/resources/builtins';
 import { bucketsOf } from '../../lib/sharding/placement';
 import { startApiServer, type ApiServer } from '../../lib/testing/server';
+import { differs, overlapOf, startReplica, until, type ReplicaProcess } from './replicaProcesses';
 
 /**
  * Three sharded informers in three processes against one loopback server over HTTP, with churn:
@@ -11,40 +9,15 @@ import { startApiServer, type ApiServer } from '../../lib/testing/server';
  * and a relist) every object is again in exactly one cache, and the caches' union is the server's.
  */
 
-const REPO = path.resolve(__dirname, '../..');
 const TIMINGS = { leaseDuration: 2_000, renewDeadline: 1_500, retryPeriod: 400 };
 /** The bound of the guide (2 × leaseDuration + retryPeriod), plus a relist and room for a loaded machine. */
 const BOUND_MS = 2 * TIMINGS.leaseDuration + TIMINGS.retryPeriod + 6_000;
 
-interface Report {
-  readonly id: string;
-  readonly mode: string;
-  readonly owned: number[];
-  readonly synced: boolean;
-  readonly names: string[];
-}
-
-interface Replica {
-  readonly id: string;
-  readonly child: ChildProcess;
-  latest: Report | undefined;
-  stderr: string;
-}
-
 let server: ApiServer;
-const replicas: Replica[] = [];
+const replicas: ReplicaProcess[] = [];
 
-function start(id: string): Replica {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', path.join('spec', 'sharding', 'replicaProcess.ts')], {
-    cwd: REPO,
-    env: { ...process.env, SHARD_URL: server.url, SHARD_ID: id, SHARD_TIMINGS: JSON.stringify(TIMINGS) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const replica: Replica = { id, child, latest: undefined, stderr: '' };
-  readline.createInterface({ input: child.stdout! }).on('line', (line) => {
-    replica.latest = JSON.parse(line) as Report;
-  });
-  child.stderr!.on('data', (chunk: Buffer) => (replica.stderr += chunk.toString()));
+function start(id: string): ReplicaProcess {
+  const replica = startReplica(server.url, id, { SHARD_TIMINGS: JSON.stringify(TIMINGS) });
   replicas.push(replica);
   return replica;
 }
@@ -57,35 +30,16 @@ function serverNames(): string[] {
 }
 
 /** Why the caches of `live` are not yet a partition of the server's objects, or undefined when they are. */
-function notPartitioned(live: readonly Replica[]): string | undefined {
+function notPartitioned(live: readonly ReplicaProcess[]): string | undefined {
   const seen = new Map<string, string>();
-  for (const replica of live) {
-    if (replica.latest === undefined || !replica.latest.synced) return `${replica.id} not synced`;
-    for (const name of replica.latest.names) {
-      const other = seen.get(name);
-      if (other !== undefined) return `${name} in ${other} and ${replica.id}`;
-      seen.set(name, replica.id);
-    }
-  }
+  const overlap = overlapOf(live, seen);
+  if (overlap !== undefined) return overlap;
   const members = live.map((replica) => replica.id);
   for (const replica of live) {
     const placed = bucketsOf(replica.id, members, 32);
     if (replica.latest!.owned.join() !== placed.join()) return `${replica.id} owns ${replica.latest!.owned.join()}, placed ${placed.join()}`;
   }
-  const union = [...seen.keys()].sort();
-  const expected = serverNames();
-  if (union.length !== expected.length || union.some((name, i) => name !== expected[i])) return `union ${union.length} != server ${expected.length}`;
-  return undefined;
-}
-
-async function until(condition: () => string | undefined, timeoutMs: number): Promise<{ readonly elapsed: number; readonly last: string | undefined }> {
-  const started = Date.now();
-  let last = condition();
-  while (last !== undefined && Date.now() - started < timeoutMs) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    last = condition();
-  }
-  return { elapsed: Date.now() - started, last };
+  return differs('union', seen.keys(), serverNames());
 }
 
 beforeAll(async () => {
@@ -117,7 +71,8 @@ it('three replica processes partition the pods; after one is killed the other tw
     if (n >= 10) server.store.delete(pods, `ns-${(n - 10) % 5}`, `churn-${n - 10}`);
     n++;
   }, 20);
-  const [, victim] = replicas as [Replica, Replica, Replica];
+  const [, victim] = replicas as [ReplicaProcess, ReplicaProcess, ReplicaProcess];
+  const victimsObjects = victim.latest!.names;
   victim.child.kill('SIGKILL');
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   clearInterval(churn);
@@ -127,4 +82,9 @@ it('three replica processes partition the pods; after one is killed the other tw
   expect(recovered.last).toBeUndefined();
   process.stderr.write(`recovered after ${recovered.elapsed} ms\n`);
   for (const replica of survivors) expect(replica.stderr).toBe('');
+  // The survivors' handlers saw the victim's objects arrive marked with their buckets' acquisition.
+  const handedIn = new Set(survivors.flatMap((replica) => replica.latest!.handedIn));
+  const moved = victimsObjects.filter((name) => serverNames().includes(name));
+  expect(moved.length).toBeGreaterThan(0);
+  expect(moved.filter((name) => !handedIn.has(name))).toEqual([]);
 }, 300_000);

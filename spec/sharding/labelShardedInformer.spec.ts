@@ -2,6 +2,7 @@ import { filter, firstValueFrom } from 'rxjs';
 import { configMaps, leases, type ConfigMap } from '../../lib/resources/builtins';
 import { CONTROLLER_RING_LABEL, drainLabelOf, shardLabelOf } from '../../lib/sharding/labelShard';
 import { labelShardedInformer } from '../../lib/sharding/labelShardedInformer';
+import { shardedInformer } from '../../lib/sharding/shardedInformer';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { startApiServer, type ApiServer } from '../../lib/testing/server';
 
@@ -82,6 +83,24 @@ it('empties its cache when the sharder takes its Lease over (a shard it thought 
     expect(states).toContain('lost');
   } finally {
     running.unsubscribe();
+    watching.unsubscribe();
+  }
+}, 30_000);
+
+it('is what shardedInformer gives with mode label: the objects assigned to the shard, behind its shard Lease', async () => {
+  const shard = shardedInformer(server.kubeConfig, configMaps, { mode: 'label', ring: RING, identity: 'example-2', ...TIMINGS });
+  const states: string[] = [];
+  const watching = shard.lease$.subscribe((state) => states.push(state.state));
+  const cm1 = server.store.get(configMaps, 'default', 'cm-1')!;
+  server.store.update(configMaps, { ...cm1, metadata: { ...cm1.metadata, resourceVersion: undefined, labels: { [SHARD]: 'example-2' } } });
+  try {
+    const synced = await firstValueFrom(shard.informer$.pipe(filter((snapshot) => snapshot.synced && snapshot.size > 0)));
+    expect(names(synced)).toEqual(['cm-1']);
+    expect(shard.owns(server.store.get(configMaps, 'default', 'cm-1')!)).toBe(true);
+    expect(shard.owns(server.store.get(configMaps, 'default', 'cm-0')!)).toBe(false);
+    expect(states).toContain('leading');
+    expect(server.store.get(leases, RING.namespace, 'example-2')?.metadata.labels?.[CONTROLLER_RING_LABEL]).toBe(RING.name);
+  } finally {
     watching.unsubscribe();
   }
 }, 30_000);

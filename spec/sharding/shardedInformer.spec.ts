@@ -3,6 +3,7 @@ import { leases, pods, type Pod } from '../../lib/resources/builtins';
 import { objectBucket } from '../../lib/sharding/shardListerWatcher';
 import { shardedInformerFrom, type ShardedInformer, type ShardFilterMode } from '../../lib/sharding/shardedInformer';
 import { RING_LABEL } from '../../lib/sharding/ringLease';
+import type { Change } from '../../lib/store/change';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { createClusterStore, storeLeaseClient, storeListerWatcher, type ClusterStore } from '../../lib/testing';
 
@@ -107,6 +108,72 @@ describe('shardedInformer', () => {
     expect(events).toContain(`released ${b.shard.owned().length}`);
     a.running.unsubscribe();
     b.running.unsubscribe();
+  });
+
+  it('marks the moves in the delta stream: a handler sees a released bucket’s objects leave marked with the release, and an acquired bucket’s arrive marked with the acquisition', () => {
+    const { add, runFor, replicas, store } = setUp('client');
+    const seen = new Map<string, string[]>();
+    const watch = (replica: Replica): void => {
+      const lines: string[] = [];
+      seen.set(replica.id, lines);
+      replica.shard
+        .handle({
+          onAdd: (pod, info) => lines.push(`add ${pod.metadata.name} ${info.handover ? `${info.handover.type} ${info.handover.bucket}` : '-'}`),
+          onDelete: (pod, info) => lines.push(`delete ${pod.metadata.name} ${info.handover ? `${info.handover.type} ${info.handover.bucket}` : '-'}`),
+        })
+        .subscribe();
+    };
+    const a = add('a');
+    watch(a);
+    runFor(5_000);
+    // The first list: every object arrives with its bucket's acquisition.
+    const initial = seen.get('a')!;
+    expect(initial).toHaveLength(60);
+    for (const pod of store.list(pods)) expect(initial).toContain(`add ${pod.metadata.name} acquired ${a.shard.bucketOf(pod)}`);
+    initial.length = 0;
+
+    const b = add('b');
+    watch(b);
+    runFor(20_000);
+    const moved = store.list(pods).filter((pod) => b.shard.owns(pod));
+    expect(moved.length).toBeGreaterThan(0);
+    // a: exactly the moved objects leave, each marked with the release of its bucket.
+    expect(seen.get('a')!.sort()).toEqual(moved.map((pod) => `delete ${pod.metadata.name} released ${b.shard.bucketOf(pod)}`).sort());
+    // b: exactly those arrive, marked with the acquisition of their bucket.
+    expect(seen.get('b')!.sort()).toEqual(moved.map((pod) => `add ${pod.metadata.name} acquired ${b.shard.bucketOf(pod)}`).sort());
+    for (const replica of replicas) replica.running.unsubscribe();
+  });
+
+  it('marks on changes$ the handover whole, and leaves unmarked a delete in a bucket still served', () => {
+    const { add, runFor, replicas, store } = setUp('client');
+    const a = add('a');
+    const changes: Change<Pod>[] = [];
+    a.shard.changes$.subscribe((change) => changes.push(change));
+    runFor(5_000);
+    const adds = changes.filter((change) => change.type === 'add');
+    expect(adds).toHaveLength(60);
+    expect(adds[0]!.handover?.handover).toMatchObject({ released: [], served: a.shard.owned(), acquired: a.shard.owned() });
+    changes.length = 0;
+    // b joins; meanwhile a pod a keeps is deleted while a's watch is down for the relist.
+    const b = add('b');
+    const kept = (): Pod => store.list(pods).find((pod) => !b.shard.owns(pod) && b.shard.owned().length > 0)!;
+    let victim: Pod | undefined;
+    b.shard.ownership$.subscribe((event) => {
+      if (event.type === 'acquired' && victim === undefined) {
+        victim = kept();
+        store.delete(pods, victim.metadata.namespace!, victim.metadata.name!);
+      }
+    });
+    runFor(20_000);
+    const deletes = changes.filter((change) => change.type === 'delete');
+    const unmarked = deletes.filter((change) => change.handover === undefined).map((change) => change.object.metadata.name);
+    expect(unmarked).toEqual([victim!.metadata.name]);
+    for (const change of deletes.filter((change) => change.handover !== undefined)) {
+      expect(change.handover!.type).toBe('released');
+      expect(change.handover!.handover.released).toContain(change.handover!.bucket);
+      expect(b.shard.owned()).toContain(change.handover!.bucket);
+    }
+    for (const replica of replicas) replica.running.unsubscribe();
   });
 
   it('in server mode, falls back to client-side filtering when the lists do not echo the shard selector, and still caches only its share', () => {
