@@ -72,7 +72,7 @@ export type { BackoffConfig, ResolvedBackoffConfig } from './reflector/backoff';
 export { backoff } from './operators/backoff';
 export type { BackoffOperatorConfig } from './operators/backoff';
 export { indexer } from './operators/indexer';
-export type { IndexerConfig } from './operators/indexer';
+export type { IndexerBatchConfig, IndexerConfig } from './operators/indexer';
 export { handle } from './handlers/handle';
 export type { ResourceHandlers, HandleOptions, HandlerEvent } from './handlers/handle';
 export { HandlerQueueOverflowError } from './handlers/notifications';

@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
-import { asyncScheduler, defer, filter, finalize, mergeMap, Observable, ReplaySubject, share, Subject, take, tap, timer, type SchedulerLike } from 'rxjs';
+import { asapScheduler, asyncScheduler, defer, filter, finalize, mergeMap, Observable, ReplaySubject, share, Subject, take, tap, timer, type SchedulerLike } from 'rxjs';
 import type { Delta } from '../reflector/delta';
 import type { InformerHealth } from '../reflector/health';
 import { silentLogger, type Logger } from '../logger';
@@ -56,7 +56,12 @@ export interface InformerFromOptions<T extends KubeObject = KubeObject> {
    * streaming lists (`supportsStreamingList`), as client-go does since 1.35.
    */
   readonly streamingList?: boolean;
-  /** Runs every timer: backoff, idle timeout, handler resync. Default `asyncScheduler`. */
+  /**
+   * Runs every timer: backoff, idle timeout, handler resync. Default `asyncScheduler`. It also
+   * closes each batch of watch deltas with an action of 0 ms (see `IndexerBatchConfig`); left
+   * unset, a microtask (`asapScheduler`) does, so the events of one network chunk make one
+   * snapshot. In virtual time the events of one instant make one snapshot.
+   */
   readonly scheduler?: SchedulerLike;
   /** Where log lines go (pino-compatible). Default silent. */
   readonly logger?: Logger;
@@ -149,7 +154,8 @@ export interface MetadataInformerOptions extends Omit<InformerOptions<PartialObj
 export interface Informer<T extends KubeObject = KubeObject> {
   readonly name: string;
   /**
-   * Snapshots of the cache, one per applied change; a late subscriber first gets the latest one.
+   * Snapshots of the cache, one per batch of changes (a relist, or the watch events that arrived
+   * together); a late subscriber first gets the latest one.
    * The first synced snapshot follows the initial list. It does not error on what the server or
    * your `transform` and index functions do: failed requests are retried and shown on `health$`,
    * objects that cannot be cached are left out and counted there.
@@ -304,7 +310,16 @@ export function informerOfDeltas<T extends KubeObject = KubeObject>(source: (con
   }).pipe(
     // Skipping an unobserved bus spares a closure and an iterator per event.
     tap((delta) => deltaBus.observed && deltaBus.next(delta)),
-    indexer<T>({ indexers: options.indexers, transform: options.transform, freeze: options.freeze, shareUnchanged: options.shareUnchanged, onRejected }),
+    indexer<T>({
+      indexers: options.indexers,
+      transform: options.transform,
+      freeze: options.freeze,
+      shareUnchanged: options.shareUnchanged,
+      onRejected,
+      // What arrives together is applied together: one edit, one snapshot, one emission; on the
+      // scheduler given too, so that tests in virtual time run the path production runs.
+      batch: { scheduler: options.scheduler ?? asapScheduler },
+    }),
     tap((snapshot) => (current = snapshot)),
     finalize(() => (current = undefined)),
     // shareReplay's refCount has no grace: leaving and coming back in one tick would relist.

@@ -212,24 +212,92 @@ export class IndexedSnapshot<T extends KubeObject = KubeObject> implements Snaps
     return new IndexedSnapshot(this.schema, this.objects, this.postings, resourceVersion, this.synced, NO_CHANGES);
   }
 
+  /**
+   * An edit of this state: puts and removes applied in place to a transient copy of its trie (one
+   * path copy per touched node, however many writes cross it), sealed once into a snapshot that
+   * shares every untouched subtree with this one. This snapshot never changes.
+   */
+  edit(): SnapshotEdit<T> {
+    return new Edit(this.schema, this.objects, this.postings, this.synced, (objects, postings, resourceVersion, synced, changes) => new IndexedSnapshot(this.schema, objects, postings, resourceVersion, synced, changes));
+  }
+
   /** An empty builder with the same indexes, to fill from a relist. */
   builder(): SnapshotBuilder<T> {
     return new Builder(this.schema, (objects, postings, resourceVersion, changes) => new IndexedSnapshot(this.schema, objects, postings, resourceVersion, true, changes));
   }
 
   private reindex(key: string, previous: T | undefined, next: T | undefined): readonly Postings[] {
-    let updated: Postings[] | undefined;
-    for (let position = 0; position < this.postings.length; position++) {
-      const before = this.schema.valuesOf(position, previous);
-      const after = this.schema.valuesOf(position, next);
-      if (sameValues(before, after)) continue;
-      let postings = this.postings[position]!;
-      for (const value of before) if (!after.includes(value)) postings = withoutPosting(postings, value, key);
-      for (const value of after) if (!before.includes(value)) postings = withPosting(postings, value, key);
-      updated ??= this.postings.slice();
-      updated[position] = postings;
-    }
-    return updated ?? this.postings;
+    return reindexed(this.schema, this.postings, key, previous, next);
+  }
+}
+
+/**
+ * `postings` with `key` moved from the index values of `previous` to those of `next`; the same
+ * array when no value changed (the usual update). Throws before returning when an index function does.
+ */
+function reindexed<T extends KubeObject>(schema: IndexSchema<T>, postings: readonly Postings[], key: string, previous: T | undefined, next: T | undefined): readonly Postings[] {
+  let updated: Postings[] | undefined;
+  for (let position = 0; position < postings.length; position++) {
+    const before = schema.valuesOf(position, previous);
+    const after = schema.valuesOf(position, next);
+    if (sameValues(before, after)) continue;
+    let posting = postings[position]!;
+    for (const value of before) if (!after.includes(value)) posting = withoutPosting(posting, value, key);
+    for (const value of after) if (!before.includes(value)) posting = withPosting(posting, value, key);
+    updated ??= postings.slice();
+    updated[position] = posting;
+  }
+  return updated ?? postings;
+}
+
+/**
+ * Writes to a snapshot's state in place, for a batch of watch deltas: `finish` seals them into one
+ * snapshot. Reads see the writes so far. Nothing it writes is visible before `finish`, and the
+ * snapshot it started from never changes.
+ */
+export interface SnapshotEdit<T extends KubeObject = KubeObject> {
+  get(key: string): T | undefined;
+  /** Stores `object` under `key` (`previous` is what the edit holds there, for the indexes); all or nothing. */
+  put(key: string, previous: T | undefined, object: T): void;
+  /** Drops `key` (`previous` is what the edit holds there, for the indexes); all or nothing. */
+  remove(key: string, previous: T): void;
+  /** Seals the edit (it refuses writes afterwards) into a snapshot carrying `changes`. */
+  finish(resourceVersion: string, changes: readonly Change<T>[]): IndexedSnapshot<T>;
+}
+
+type SealEdit<T extends KubeObject> = (objects: HamtMap<T>, postings: readonly Postings[], resourceVersion: string, synced: boolean, changes: readonly Change<T>[]) => IndexedSnapshot<T>;
+
+class Edit<T extends KubeObject> implements SnapshotEdit<T> {
+  private readonly objects: TransientHamtMap<T>;
+
+  constructor(
+    private readonly schema: IndexSchema<T>,
+    objects: HamtMap<T>,
+    /** Persistent: an index value changes on few updates, so a path copy per such write is cheap enough. */
+    private postings: readonly Postings[],
+    private readonly synced: boolean,
+    private readonly seal: SealEdit<T>,
+  ) {
+    this.objects = objects.asTransient();
+  }
+
+  get(key: string): T | undefined {
+    return this.objects.get(key);
+  }
+
+  put(key: string, previous: T | undefined, object: T): void {
+    // The index first: an index function that throws leaves the edit as it was.
+    this.postings = reindexed(this.schema, this.postings, key, previous, object);
+    this.objects.set(key, object);
+  }
+
+  remove(key: string, previous: T): void {
+    this.postings = reindexed(this.schema, this.postings, key, previous, undefined);
+    this.objects.delete(key);
+  }
+
+  finish(resourceVersion: string, changes: readonly Change<T>[]): IndexedSnapshot<T> {
+    return this.seal(this.objects.persistent(), this.postings, resourceVersion, this.synced, changes);
   }
 }
 

@@ -42,8 +42,9 @@ const EMPTY_OBJECT: object = Object.freeze({});
  * - Only plain objects and arrays are compared (a `Date` or class instance is kept as is); an
  *   own `__proto__` key is never shared; frozen containers in `incoming` are not written.
  * - One walk over `incoming` down to depth 64, no hashing: O(size of the object), ~13–14 µs for
- *   such a pod (`bench/micro/shareWalk.ts`; about 60 % of its `JSON.parse`), independent of how
- *   many objects are cached. When the young generation is large enough for replaced versions to
+ *   such a pod, 0.44–0.47× the time of its `JSON.parse` in the same run (`bench/micro/shareWalk.ts`;
+ *   0.53–0.57× while the walk still wrote the children of containers found equal), independent
+ *   of how many objects are cached. When the young generation is large enough for replaced versions to
  *   die young anyway (a small cache with `--max-semi-space-size=64`), that walk is a net cost of
  *   ~10 µs per update.
  * - `incoming` is mutated in place (its containers get `previous`'s children), so it must be an
@@ -64,8 +65,17 @@ const EMPTY_OBJECT: object = Object.freeze({});
  * @returns `incoming`.
  */
 export function shareUnchanged<T extends object>(previous: object | undefined, incoming: T): T {
-  if (previous === undefined || shareChildren(previous, incoming, 1) === undefined) internChildren(incoming, 1);
+  const equal = previous === undefined ? undefined : shareChildren(previous, incoming, 1);
+  if (equal === undefined) internChildren(incoming, 1);
+  // Equal throughout: the walk wrote nothing (see shareProperties), so `incoming` takes every child now.
+  else if (equal && !Object.isFrozen(incoming)) adoptAll(previous!, incoming);
   return incoming;
+}
+
+/** Writes every child of `previous` into `incoming`, which is deep-equal to it. */
+function adoptAll(previous: object, incoming: object): void {
+  if (Array.isArray(incoming)) for (let i = 0; i < incoming.length; i++) incoming[i] = (previous as readonly unknown[])[i];
+  else adoptBefore(previous as Readonly<Record<string, unknown>>, incoming as Record<string, unknown>, undefined);
 }
 
 /**
@@ -150,48 +160,72 @@ function shareChildren(previous: object, incoming: object, depth: number): boole
   return shareProperties(previous as Readonly<Record<string, unknown>>, incoming as Record<string, unknown>, depth);
 }
 
+/**
+ * Shares `previous`'s elements into `incoming` where they are deep-equal; returns whether the two
+ * arrays are deep-equal. Nothing is written while every element so far is equal, since the caller
+ * replaces an equal array whole (most of an update's containers are equal). At the first
+ * difference the equal elements before it are written (they are the previous version's own),
+ * then each later one as it is compared.
+ */
 function shareElements(previous: readonly unknown[], incoming: unknown[], depth: number): boolean {
-  let equal = previous.length === incoming.length;
-  let writable: boolean | undefined;
   const common = Math.min(previous.length, incoming.length);
-  for (let i = 0; i < common; i++) {
-    const was = previous[i];
-    const now = incoming[i];
-    const kept = reuse(was, now, depth);
-    if (!Object.is(kept, was)) equal = false;
-    if (kept !== now && (writable ??= !Object.isFrozen(incoming))) incoming[i] = kept;
+  let same = 0;
+  let kept: unknown;
+  for (; same < common; same++) {
+    kept = reuse(previous[same], incoming[same], depth);
+    if (!Object.is(kept, previous[same])) break;
   }
-  // Elements past the previous version's end are new: reuse() without a previous interns them.
-  for (let i = common; i < incoming.length; i++) {
-    const now = incoming[i];
-    const kept = reuse(undefined, now, depth);
-    if (kept !== now && (writable ??= !Object.isFrozen(incoming))) incoming[i] = kept;
+  if (same === common && previous.length === incoming.length) return true;
+  const writable = !Object.isFrozen(incoming);
+  if (writable) for (let i = 0; i < same; i++) incoming[i] = previous[i];
+  let next = same;
+  if (same < common) {
+    // The first difference, compared already.
+    if (writable && kept !== incoming[same]) incoming[same] = kept;
+    next++;
   }
-  return equal;
+  for (let i = next; i < incoming.length; i++) {
+    const now = incoming[i];
+    // Elements past the previous version's end are new: reuse() without a previous interns them.
+    const shared = reuse(i < common ? previous[i] : undefined, now, depth);
+    if (shared !== now && writable) incoming[i] = shared;
+  }
+  return false;
 }
 
+/** As {@link shareElements}, for the properties of plain objects. */
 function shareProperties(previous: Readonly<Record<string, unknown>>, incoming: Record<string, unknown>, depth: number): boolean {
   let equal = true;
   let writable: boolean | undefined;
   let keys = 0;
   for (const key in incoming) {
     keys++;
-    // Reading `previous.__proto__` without an own key yields Object.prototype, not a child.
-    if (key === '__proto__') {
-      equal = false;
-      continue;
-    }
-    const was = previous[key];
     const now = incoming[key];
-    // A key the previous version lacks is new (reuse() then interns it), even when its value is undefined.
-    const added = was === undefined && !Object.hasOwn(previous, key);
-    const kept = reuse(was, now, depth);
-    if (added || !Object.is(kept, was)) equal = false;
-    if (kept !== now && (writable ??= !Object.isFrozen(incoming))) incoming[key] = kept;
+    // Reading `previous.__proto__` without an own key yields Object.prototype, not a child.
+    const was = key === '__proto__' ? undefined : previous[key];
+    const kept = key === '__proto__' ? now : reuse(was, now, depth);
+    if (equal) {
+      // A key the previous version lacks is new (reuse() then interns it), even when its value is undefined.
+      if (key !== '__proto__' && Object.is(kept, was) && (was !== undefined || Object.hasOwn(previous, key))) continue;
+      equal = false;
+      if ((writable = !Object.isFrozen(incoming))) adoptBefore(previous, incoming, key);
+    }
+    if (kept !== now && writable) incoming[key] = kept;
   }
   if (equal) {
     for (const _key in previous) keys--;
-    equal = keys === 0;
+    if (keys === 0) return true;
+    // Unequal only by the keys it lacks: its own are all equal, and shared now.
+    if (!Object.isFrozen(incoming)) adoptBefore(previous, incoming, undefined);
   }
-  return equal;
+  return false;
+}
+
+/** Writes `previous`'s value into `incoming` for each key of `incoming` before `stop` (all when undefined): they are equal. */
+function adoptBefore(previous: Readonly<Record<string, unknown>>, incoming: Record<string, unknown>, stop: string | undefined): void {
+  for (const key in incoming) {
+    if (key === stop) return;
+    const was = previous[key];
+    if (incoming[key] !== was) incoming[key] = was;
+  }
 }

@@ -30,27 +30,35 @@ export function snapshotsOf(deltas: readonly Delta[]): Snapshot[] {
 }
 
 /**
- * The same stream with runs of consecutive snapshots after the first folded into one (a batch):
- * the last one's objects, carrying every change of the run in order, so that a key may change
- * several times in one snapshot. `sizes` gives the runs' lengths in turn (1: left as it is). The
- * stream is numbered again, as one indexer would number it.
+ * The same stream with runs of consecutive snapshots after the first folded into one (a batch),
+ * built as the indexer builds a batch: the run's changes replayed in order into an edit of the
+ * snapshot before it (so its trie shares all it did not touch), sealed once, carrying every
+ * change of the run, so that a key may change several times in one snapshot. `sizes` gives the
+ * runs' lengths in turn (1: left as it is). The stream is numbered again, as one indexer would
+ * number it.
  */
 export function batched(snapshots: readonly Snapshot[], sizes: readonly number[]): Snapshot[] {
-  const result: Snapshot[] = [snapshots[0]!];
+  const result: IndexedSnapshot<KubeObject>[] = [snapshots[0] as IndexedSnapshot<KubeObject>];
   for (let at = 1, run = 0; at < snapshots.length; run++) {
-    const group = snapshots.slice(at, at + Math.max(1, sizes.length === 0 ? 1 : sizes[run % sizes.length]!));
+    const group = snapshots.slice(at, at + Math.max(1, sizes.length === 0 ? 1 : sizes[run % sizes.length]!)) as IndexedSnapshot<KubeObject>[];
     at += group.length;
-    const last = group.at(-1) as IndexedSnapshot<KubeObject>;
-    if (group.length === 1) {
-      result.push(last);
+    const last = group.at(-1)!;
+    // An edit keeps the state's `synced`: a run through the first sync stays as it is.
+    if (group.length === 1 || last.synced !== result.at(-1)!.synced) {
+      result.push(...group);
       continue;
     }
-    const builder = last.builder();
-    last.forEach((object, key) => builder.put(key, object));
-    result.push(builder.finish(last.resourceVersion, group.flatMap((snapshot) => snapshot.changes)));
+    const edit = result.at(-1)!.edit();
+    const changes = group.flatMap((snapshot) => snapshot.changes);
+    for (const change of changes) {
+      const previous = edit.get(change.key);
+      if (change.type === 'delete') edit.remove(change.key, previous!);
+      else edit.put(change.key, previous, change.object);
+    }
+    result.push(edit.finish(last.resourceVersion, changes));
   }
   const sequencer = new ChangeSequencer();
-  for (const snapshot of result) sequencer.stamp(snapshot as IndexedSnapshot<KubeObject>);
+  for (const snapshot of result) sequencer.stamp(snapshot);
   return result;
 }
 

@@ -116,9 +116,11 @@ describe('informerFrom', () => {
 
   it('replays the latest snapshot to a late subscriber', () => {
     const lw = fakeListerWatcher([pod('a', '1')]);
-    const informer = informerFrom(lw, { scheduler: virtual() });
+    const scheduler = virtual();
+    const informer = informerFrom(lw, { scheduler });
     const running = informer.informer$.subscribe();
     lw.watch$().next({ type: 'ADDED', object: pod('b', '11') });
+    scheduler.flush(); // the end of the task closes the batch
     let latest: Snapshot | undefined;
     informer.informer$.subscribe((snapshot) => (latest = snapshot)).unsubscribe();
     expect(latest?.size).toBe(2);
@@ -142,18 +144,67 @@ describe('informerFrom', () => {
 
   it('gives changes$ the initial list as adds, and a late subscriber only the changes after it joined', () => {
     const lw = fakeListerWatcher([pod('a', '1')]);
-    const informer = informerFrom(lw, { scheduler: virtual() });
+    const scheduler = virtual();
+    const informer = informerFrom(lw, { scheduler });
     const early: Change[] = [];
     const late: Change[] = [];
     const s1 = informer.changes$.subscribe((c) => early.push(c));
     const s2 = informer.changes$.subscribe((c) => late.push(c));
     lw.watch$().next({ type: 'MODIFIED', object: pod('a', '2') });
+    scheduler.flush(); // the end of the task closes the batch
     expect(early.map((c) => `${c.type} ${c.key}${c.type === 'add' && c.isInInitialList ? ' initial' : ''}`)).toEqual(['add default/a initial', 'update default/a']);
     expect(late.map((c) => `${c.type} ${c.key}`)).toEqual(['update default/a']);
     const update = late[0];
     expect(update.type === 'update' && [update.oldObject.metadata.resourceVersion, update.object.metadata.resourceVersion]).toEqual(['1', '2']);
     s1.unsubscribe();
     s2.unsubscribe();
+  });
+
+  it('applies the watch events of one task as one snapshot, while deltas$, changes$ and handlers get one item per event, in order', async () => {
+    const lw = fakeListerWatcher([pod('a', '1')]);
+    const informer = informerFrom(lw); // no scheduler: a microtask closes the batch
+    const snapshots: Snapshot[] = [];
+    const deltas: string[] = [];
+    const changes: string[] = [];
+    const handled: string[] = [];
+    const subscriptions = [
+      informer.deltas$.subscribe((d) => deltas.push(d.type === 'Bookmark' ? d.type : `${d.type} ${d.type === 'Replace' ? '' : d.object.metadata.resourceVersion}`)),
+      informer.changes$.subscribe((c) => changes.push(`${c.type} ${c.key}@${c.object.metadata.resourceVersion}`)),
+      informer.informer$.subscribe((s) => snapshots.push(s)),
+      informer.handle({ onAdd: (o) => void handled.push(`add ${o.metadata.name}`), onUpdate: (_, o) => void handled.push(`update ${o.metadata.name}@${o.metadata.resourceVersion}`), onDelete: (o) => void handled.push(`delete ${o.metadata.name}`) }).subscribe(),
+    ];
+    lw.watch$().next({ type: 'MODIFIED', object: pod('a', '2') });
+    lw.watch$().next({ type: 'ADDED', object: pod('b', '3') });
+    lw.watch$().next({ type: 'DELETED', object: pod('b', '4') });
+    expect(deltas).toEqual(['Replace ', 'Updated 2', 'Added 3', 'Deleted 4']); // at once, one per event
+    expect(snapshots).toHaveLength(1);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(snapshots).toHaveLength(2);
+    expect(snapshots[1]!.changes.map((c) => `${c.type} ${c.key}`)).toEqual(['update default/a', 'add default/b', 'delete default/b']);
+    expect(changes).toEqual(['update default/a@2', 'add default/b@3', 'delete default/b@4']); // joined after the list
+    await new Promise((resolve) => setImmediate(resolve));
+    // b came and went within one snapshot: the handler's queue coalesces it away, as it does for a handler behind.
+    expect(handled).toEqual(['add a', 'update a@2']);
+    subscriptions.forEach((s) => s.unsubscribe());
+  });
+
+  it('batches on the scheduler it is given as it does by default: the events of one instant of virtual time make one snapshot', () => {
+    const lw = fakeListerWatcher([pod('a', '1')]);
+    const scheduler = virtual();
+    const informer = informerFrom(lw, { scheduler });
+    const snapshots: Snapshot[] = [];
+    const running = informer.informer$.subscribe((s) => snapshots.push(s));
+    scheduler.schedule(() => {
+      lw.watch$().next({ type: 'MODIFIED', object: pod('a', '2') });
+      lw.watch$().next({ type: 'ADDED', object: pod('b', '3') });
+      expect(snapshots).toHaveLength(1); // the batch is open until the end of the instant
+    }, 5);
+    scheduler.schedule(() => lw.watch$().next({ type: 'DELETED', object: pod('b', '4') }), 10);
+    scheduler.flush();
+    expect(snapshots.map((s) => s.changes.map((c) => `${c.type} ${c.key}`))).toEqual([['add default/a'], ['update default/a', 'add default/b'], ['delete default/b']]);
+    expect(snapshots.map((s) => s.resourceVersion).slice(1)).toEqual(['3', '4']);
+    running.unsubscribe();
   });
 
   it('keeps the cache whole when deltas$ starts the watch, and shares it with informer$', () => {
@@ -163,9 +214,10 @@ describe('informerFrom', () => {
     const deltas: Delta[] = [];
     const raw = informer.deltas$.subscribe((d) => deltas.push(d));
     lw.watch$().next({ type: 'ADDED', object: pod('b', '11') });
+    expect(deltas.map((d) => d.type)).toEqual(['Replace', 'Added']); // deltas$ does not wait for the batch
+    scheduler.flush(); // the end of the task closes the batch
     let snapshot: Snapshot | undefined;
     informer.informer$.subscribe((s) => (snapshot = s)).unsubscribe();
-    expect(deltas.map((d) => d.type)).toEqual(['Replace', 'Added']);
     expect(snapshot?.size).toBe(2);
     expect(lw.watches).toHaveLength(1);
     raw.unsubscribe();

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { from } from 'rxjs';
+import { from, Subject } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
 import type { Delta } from '../../lib/reflector/delta';
 import { indexer } from '../../lib/operators/indexer';
 import type { Change } from '../../lib/store/change';
@@ -174,6 +175,75 @@ describe('indexer (property)', () => {
           checkAgainst(snapshot, expected[i]!);
           checkChangeObjects(snapshot, actual[i - 1]);
         });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+/** One batch boundary (the scheduler runs: the task ends) after the delta at each index listed. */
+const batchedRunArb = fc.record({
+  deltas: fc.array(deltaArb, { maxLength: 60 }),
+  boundaries: fc.array(fc.boolean(), { maxLength: 60 }),
+  maxDeltas: fc.integer({ min: 1, max: 8 }),
+});
+
+/** Key → resourceVersion of a snapshot, or of a fold of changes. */
+const versions = (entries: Iterable<[string, KubeObject]>): Record<string, string | undefined> =>
+  Object.fromEntries([...entries].map(([key, object]) => [key, object.metadata.resourceVersion]).sort(([a], [b]) => (a! < b! ? -1 : 1)));
+
+describe('indexer with batches (property)', () => {
+  it('gives a slow consumer consistent snapshots whose changes, folded in order, add up to the deltas, whatever the batch boundaries', () => {
+    fc.assert(
+      fc.property(batchedRunArb, ({ deltas, boundaries, maxDeltas }) => {
+        const reference = new ReferenceIndexer();
+        const expected = deltas.map((d) => reference.step(structuredClone(d))).filter((e): e is Expected => e !== undefined);
+        const scheduler = new TestScheduler((a, b) => expect(a).toEqual(b));
+        const source = new Subject<Delta>();
+        const actual: Snapshot[] = [];
+        const subscription = source.pipe(indexer({ indexers, batch: { scheduler, maxDeltas } })).subscribe({
+          next: (s) => actual.push(s),
+          error: (e: unknown) => {
+            throw e;
+          },
+        });
+        deltas.forEach((delta, i) => {
+          source.next(delta);
+          if (boundaries[i] === true) scheduler.flush();
+        });
+        source.complete();
+        subscription.unsubscribe();
+
+        // The consumer reads every snapshot only now, after the whole run.
+        const folded = new Map<string, KubeObject>();
+        actual.forEach((snapshot) => {
+          const keys = new Set<string>();
+          for (const change of snapshot.changes) {
+            // Each change replays from the state the ones before it left.
+            const before = folded.get(change.key);
+            if (change.type === 'add') expect(before).toBeUndefined();
+            else expect(before).toBeDefined();
+            if (change.type === 'update') expect(change.oldObject).toBe(before);
+            if (change.type === 'delete') folded.delete(change.key);
+            else folded.set(change.key, change.object);
+            keys.add(change.key);
+          }
+          expect(versions([...snapshot.keys()].map((k): [string, KubeObject] => [k, snapshot.get(k)!]))).toEqual(versions(folded));
+          for (const key of keys) expect(snapshot.get(key)).toBe(folded.get(key));
+          for (const [name, fn] of Object.entries(indexers)) expect(indexAsStored(snapshot, name)).toEqual(indexFromScratch(snapshot, fn));
+          // A batch that changes a key twice tells handle() to coalesce it.
+          const numbered = snapshot as unknown as { sequence: number; touchedSince: number };
+          if (keys.size < snapshot.changes.length) expect(numbered.touchedSince).toBeGreaterThanOrEqual(numbered.sequence);
+        });
+        // The same changes, in the same order, as one snapshot per delta would carry.
+        expect(actual.flatMap((s) => describeChanges(s.changes))).toEqual(expected.flatMap((e) => e.changes));
+        const last = expected.at(-1);
+        if (last === undefined) expect(actual).toHaveLength(0);
+        else {
+          expect(versions(folded)).toEqual(versions(last.objects));
+          expect(actual.at(-1)!.resourceVersion).toBe(last.resourceVersion);
+          expect(actual.at(-1)!.synced).toBe(last.synced);
+        }
       }),
       { numRuns: 300 },
     );
