@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ClientPlan, ClientResult, VariantName } from './protocol';
+import type { ClientPlan, ClientResult, ObjectKind, VariantName } from './protocol';
 import { median, ratio } from './stats';
 
 export type GcSetting = 'default' | 'semi64';
@@ -30,6 +30,8 @@ export interface Profile {
   readonly streamingSizes: readonly number[];
   /** One more unpaged population whose list is longer than V8's longest string; none in the quick run. */
   readonly beyondStringLimit: number | undefined;
+  /** The object-size dimension: these other kinds of objects, at these cache sizes (sync, heap, throughput, latency). */
+  readonly objectSizes: { readonly kinds: readonly ObjectKind[]; readonly caches: readonly number[] };
   readonly jobTimeoutMs: number;
 }
 
@@ -37,6 +39,8 @@ export interface Job {
   /** `main`, `transform`, `fanout`: the paged scenario; `unpaged`, `streaming`: syncs in those scenarios. */
   readonly kind: 'main' | 'transform' | 'fanout' | 'unpaged' | 'streaming';
   readonly pods: number;
+  /** The kind of objects the server held; absent in older results: pods. */
+  readonly objects?: ObjectKind;
   readonly variant: VariantName;
   readonly gc: GcSetting;
   readonly handlers: number;
@@ -68,13 +72,20 @@ export interface BenchRun {
   readonly runs: readonly RunRecord[];
   readonly machine: Machine;
   readonly podJsonBytes: number;
+  /** The mean JSON size of each kind of object measured; absent in older results. */
+  readonly objectJsonBytes?: Partial<Record<ObjectKind, number>>;
   readonly startedAt: string;
   readonly durationMs: number;
   /** False while the run is still going (results are written after every job). */
   readonly complete: boolean;
 }
 
-const VARIANTS: readonly VariantName[] = ['a1', 'a2', 'b', 'c'];
+const VARIANTS: readonly VariantName[] = ['a1', 'a2', 'b', 'c', 'd'];
+
+/** The kind of objects of a job (older results have none: pods). */
+export function objectsOf(job: Job): ObjectKind {
+  return job.objects ?? 'pod';
+}
 const GC_LABEL: Readonly<Record<GcSetting, string>> = { default: 'default', semi64: 'semi 64 MB' };
 const MiB = 2 ** 20;
 
@@ -158,17 +169,24 @@ function markdownTable(table: Table): string {
   return lines.join('\n');
 }
 
-/** A table of one metric: a row per (size, GC), the four variants, then b's ratios to a1, a2, c. */
+/** The columns after the row labels: each variant, then b's ratio to each of the others. */
+const VARIANT_HEADER: readonly string[] = [...VARIANTS, ...VARIANTS.filter((v) => v !== 'b').map((v) => `b÷${v}`)];
+
+function variantCells(values: Row, digits: number): string[] {
+  return [...VARIANTS.map((v) => fmt(values[v], digits)), ...VARIANTS.filter((v) => v !== 'b').map((v) => fmtRatio(ratio(values.b, values[v])))];
+}
+
+/** A table of one metric: a row per (size, GC), the variants, then b's ratios to the others. */
 function metricTable(title: string, runs: readonly RunRecord[], sizes: readonly number[], gcs: readonly GcSetting[], where: (job: Job) => boolean, metric: MetricName, digits: number, firstColumn = 'N'): Table {
   const rows: string[][] = [];
   for (const pods of sizes) {
     for (const gc of gcs) {
       const values = row(runs, (job) => job.pods === pods && job.gc === gc && where(job), metric);
       if (Object.keys(values).length === 0) continue;
-      rows.push([sizeLabel(pods), GC_LABEL[gc], ...VARIANTS.map((v) => fmt(values[v], digits)), fmtRatio(ratio(values.b, values.a1)), fmtRatio(ratio(values.b, values.a2)), fmtRatio(ratio(values.b, values.c))]);
+      rows.push([sizeLabel(pods), GC_LABEL[gc], ...variantCells(values, digits)]);
     }
   }
-  return { title, header: [firstColumn, 'GC', 'a1', 'a2', 'b', 'c', 'b÷a1', 'b÷a2', 'b÷c'], rows };
+  return { title, header: [firstColumn, 'GC', ...VARIANT_HEADER], rows };
 }
 
 /** A cell of a scenario table: the median, or `failed` when every run of it failed. */
@@ -202,7 +220,7 @@ function gcSettingsOf(bench: BenchRun): GcSetting[] {
 function verdicts(bench: BenchRun): Verdict[] {
   const { runs, profile } = bench;
   const out: Verdict[] = [];
-  const main = (pods: number, gc: GcSetting) => (job: Job) => job.kind === 'main' && job.pods === pods && job.gc === gc;
+  const main = (pods: number, gc: GcSetting) => (job: Job) => job.kind === 'main' && objectsOf(job) === 'pod' && job.pods === pods && job.gc === gc;
   const big = Math.max(...profile.throughputCaches);
   const small = Math.min(...profile.throughputCaches);
   const biggestSync = Math.max(...profile.syncSizes);
@@ -264,7 +282,7 @@ function verdicts(bench: BenchRun): Verdict[] {
 function tables(bench: BenchRun): Table[] {
   const { runs, profile } = bench;
   const gcs = gcSettingsOf(bench);
-  const isMain = (job: Job): boolean => job.kind === 'main';
+  const isMain = (job: Job): boolean => job.kind === 'main' && objectsOf(job) === 'pod';
   const out: Table[] = [
     metricTable('1. Initial sync, first list paged: time to synced (ms, lower is better)', runs, profile.syncSizes, gcs, isMain, 'syncMs', 0),
     metricTable('1. Initial sync, first list paged: CPU time to synced (ms, all threads)', runs, profile.syncSizes, gcs, isMain, 'syncCpuMs', 0),
@@ -280,13 +298,13 @@ function tables(bench: BenchRun): Table[] {
   const fanoutRows: string[][] = [];
   for (const handlers of [1, ...profile.fanout.handlers]) {
     for (const gc of gcs) {
-      const where = (job: Job): boolean => job.pods === profile.fanout.cache && job.gc === gc && (handlers === 1 ? job.kind === 'main' : job.kind === 'fanout' && job.handlers === handlers);
+      const where = (job: Job): boolean => job.pods === profile.fanout.cache && job.gc === gc && (handlers === 1 ? isMain(job) : job.kind === 'fanout' && job.handlers === handlers);
       const values = row(runs, where, 'eventsPerSecond');
       if (Object.keys(values).length === 0) continue;
-      fanoutRows.push([String(handlers), GC_LABEL[gc], ...VARIANTS.map((v) => fmt(values[v])), fmtRatio(ratio(values.b, values.a1)), fmtRatio(ratio(values.b, values.a2)), fmtRatio(ratio(values.b, values.c))]);
+      fanoutRows.push([String(handlers), GC_LABEL[gc], ...variantCells(values, 0)]);
     }
   }
-  out.push({ title: `4. Fan-out: events/s with k handler subscriptions, ${sizeLabel(profile.fanout.cache)} cached`, header: ['k', 'GC', 'a1', 'a2', 'b', 'c', 'b÷a1', 'b÷a2', 'b÷c'], rows: fanoutRows });
+  out.push({ title: `4. Fan-out: events/s with k handler subscriptions, ${sizeLabel(profile.fanout.cache)} cached`, header: ['k', 'GC', ...VARIANT_HEADER], rows: fanoutRows });
   const relist = [profile.relistSize];
   out.push(
     metricTable('5. Relist after a 410: time from trigger to relisted (ms)', runs, relist, gcs, isMain, 'relistMs', 0),
@@ -325,7 +343,7 @@ function markdown(bench: BenchRun, checks: readonly Verdict[]): string {
     `Machine: ${machine.cpus} × ${machine.cpuModel}, ${(machine.totalMemoryBytes / 2 ** 30).toFixed(0)} GiB, ${machine.platform}; Node ${machine.node}. Load average (1 min) ${machine.loadAverageAtStart[0]?.toFixed(1)} at the start, ${machine.loadAverageAtEnd[0]?.toFixed(1)} at the end${(machine.loadAverageAtStart[0] ?? 0) > machine.cpus * BUSY_LOAD_PER_CORE ? ': **other work shared the cores; prefer the CPU-time ratios**' : ''}.`,
     `Pods of ~${(bench.podJsonBytes / 1024).toFixed(1)} KiB of JSON (managedFields included); medians of ${profile.reps} run(s) per cell; variants interleaved, each in a fresh process.`,
     '',
-    'a1 = read + split + JSON.parse, drop; a2 = … + keep in one mutable Map; b = rx-informer (namespace + label index, one `handle()`); c = @kubernetes/client-node 2.0.1 `makeInformer`.',
+    'a1 = read + split + JSON.parse, drop; a2 = … + keep in one mutable Map; b = rx-informer (namespace + label index, one `handle()`); c = @kubernetes/client-node 2.0.1 `makeInformer`; d = kubernetes-fluent-client 3.11.11 `Watch` feeding a Map by namespace/name (as a Pepr controller keeps one).',
     '',
     'Sections 1–5 run against the loopback server\'s default profile, which pages the first list (`limit=500&resourceVersion=0`) as no real API server does; section 6 against a 1.33 profile, which answers it whole, as every API server\'s watch cache does; section 7 against a 1.36 profile, with b listing by a streaming list. The server compresses responses over 128 KB for clients that ask (b and c do; a1 and a2 do not).',
     '',
