@@ -16,16 +16,10 @@ export type VariantName = 'a1' | 'a2' | 'b' | 'c' | 'd';
 /**
  * The objects the server holds (the object-size dimension):
  * - `pod`: pods with managedFields, ~4.4 KB of JSON (as a real API server sends them);
- * - `lean-pod`: the same pods without managedFields, ~1.4 KB;
- * - `application`: Argo CD–style Applications (a custom resource), ~20 KB.
+ * - `lean-pod`: the same pods without managedFields, ~1.7 KB;
+ * - `application`: Argo CD–style Applications (a custom resource), ~21 KB.
  */
 export type ObjectKind = 'pod' | 'lean-pod' | 'application';
-
-export const OBJECT_LABELS: Readonly<Record<ObjectKind, string>> = {
-  pod: 'pods ~4.4 KB',
-  'lean-pod': 'pods ~1.4 KB (no managedFields)',
-  application: 'custom resources ~20 KB',
-};
 
 /** The resource the clients list and watch for each kind of object. */
 export function benchResourceOf(objects: ObjectKind): Resource<KubeObject> {

@@ -1,7 +1,7 @@
 /**
  * The benchmark orchestrator: `npm run bench` (full, a few minutes) and `npm run bench:quick`
- * (about a minute). It forks the server process once and a fresh client process per measurement,
- * interleaving the variants (a1, a2, b, c, a1, a2, b, c, …) under both GC settings, then writes
+ * (about two minutes). It forks the server process once and a fresh client process per measurement,
+ * interleaving the variants (a1, a2, b, c, d, a1, a2, b, c, d, …) under both GC settings, then writes
  * bench/results/*.json and regenerates the table of docs/PERFORMANCE.md (full run only, unless
  * --write-docs is given).
  *
@@ -11,8 +11,12 @@
  * and 100k pods, and, in the full run, an unpaged list of 150k pods: ~660 MB, beyond V8's
  * longest string.
  *
+ * The object-size dimension (section 8) serves other kinds of objects (`ObjectKind`: pods without
+ * managedFields, ~21 KB custom resources) at 1k and 100k cached (1k in the quick run).
+ *
  * Options: --quick, --reps N, --events N (throughput phase), --gc default,semi64, --merge (keep
  * the runs of the previous results file that this run does not repeat), --only a1,b (variants), --sizes 1000,10000 (populations),
+ * --objects pod,lean-pod,application (kinds of objects),
  * --scenarios paged,unpaged,streaming, --scenario-sizes 20000,130000 (the populations of the
  * unpaged and streaming scenarios instead of the profile's, e.g. the issue's 20k/100k/130k),
  * --write-docs, --no-docs. The full run first waits (2 min at most) for the machine to settle.
@@ -23,7 +27,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildForBench } from './build';
 import type { ClientCommand, ClientConfig, ClientMessage, ClientPlan, ClientResult, ObjectKind, Scenario, ServerCommand, ServerMessage, VariantName } from './protocol';
-import { BUSY_LOAD_PER_CORE, objectsOf, writeReport, type GcSetting, type Job, type Machine, type Profile, type RunRecord } from './report';
+import { objectsOf, type GcSetting, type Job, type Machine, type Profile, type RunRecord } from './records';
+import { BUSY_LOAD_PER_CORE, writeReport } from './report';
 
 const GC_FLAGS: Readonly<Record<GcSetting, readonly string[]>> = {
   default: [],
@@ -160,8 +165,13 @@ function jobsFor(setup: Setup, profile: Profile, gc: GcSetting, variants: readon
   return [variants.filter((variant) => SCENARIO_VARIANTS.includes(variant)).map((variant) => ({ kind, pods: setup.pods, variant, gc, handlers: 1, dropManagedFields: false, plan }))];
 }
 
-/** The object-size dimension: sync, heap, throughput and latency of every variant (no relist, transform or fan-out). */
+/**
+ * The object-size dimension: sync, heap, throughput and latency of every variant (no relist,
+ * transform or fan-out), under the secondary GC settings (both in the full run, the default in
+ * the quick one).
+ */
 function objectSizeJobsFor(setup: Setup, profile: Profile, gc: GcSetting, variants: readonly VariantName[]): Job[][] {
+  if (!profile.secondaryGcSettings.includes(gc)) return [];
   const plan: ClientPlan = { heap: true, throughputEvents: profile.throughputEvents, latencyEvents: profile.latencyEvents, latencyRate: profile.latencyRate, relist: false };
   return [variants.map((variant) => ({ kind: 'main', pods: setup.pods, objects: setup.objects, variant, gc, handlers: 1, dropManagedFields: false, plan }))];
 }
