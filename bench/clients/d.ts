@@ -2,6 +2,8 @@
  * Peer d: kubernetes-fluent-client's `Watch` (the watcher Pepr controllers run), feeding an
  * in-memory Map keyed by namespace/name, as a controller built on it keeps one. Version 3.11.11,
  * pinned (it needs Node ≥ 22.19; on older Node npm would pick 3.11.6, whose `Watch` differs).
+ * The package is an ES module only; the bench's CommonJS build loads it with `require()`, which
+ * Node 22 supports for ES modules without top-level await.
  *
  * What its sources (dist/fluent/watch.js, dist/fluent/utils.js) do, and what that means here:
  * - it reads the kubeconfig itself (`KubeConfig.loadFromDefault()` on every list page and every
