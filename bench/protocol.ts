@@ -5,8 +5,26 @@
  * them as they are.
  */
 
+import { pods } from '../lib/resources/builtins';
+import type { Resource } from '../lib/resources/resource';
+import type { KubeObject } from '../lib/store/object';
+import { applications } from '../lib/testing/applications';
+
 /** The client variants measured side by side. */
-export type VariantName = 'a1' | 'a2' | 'b' | 'c';
+export type VariantName = 'a1' | 'a2' | 'b' | 'c' | 'd';
+
+/**
+ * The objects the server holds (the object-size dimension):
+ * - `pod`: pods with managedFields, ~4.4 KB of JSON (as a real API server sends them);
+ * - `lean-pod`: the same pods without managedFields, ~1.7 KB;
+ * - `application`: Argo CD–style Applications (a custom resource), ~21 KB.
+ */
+export type ObjectKind = 'pod' | 'lean-pod' | 'application';
+
+/** The resource the clients list and watch for each kind of object. */
+export function benchResourceOf(objects: ObjectKind): Resource<KubeObject> {
+  return objects === 'application' ? (applications as Resource<KubeObject>) : (pods as Resource<KubeObject>);
+}
 
 /**
  * How the server answers the informer's first list (`limit=500&resourceVersion=0`):
@@ -31,6 +49,7 @@ export const VARIANT_LABELS: Readonly<Record<VariantName, string>> = {
   a2: 'a2 floor: … and keep in one mutable Map',
   b: 'b rx-informer (namespace + label index, handle())',
   c: 'c @kubernetes/client-node makeInformer',
+  d: 'd kubernetes-fluent-client Watch + Map',
 };
 
 /** The annotation the server stamps into each MODIFIED object: its write time, ms since the epoch. */
@@ -62,8 +81,10 @@ export interface ClientConfig {
   readonly variant: VariantName;
   readonly scenario: Scenario;
   readonly serverUrl: string;
-  /** The number of pods the server holds: the cache size at sync. */
+  /** The number of objects the server holds: the cache size at sync. */
   readonly pods: number;
+  /** What kind of objects (and so which resource) the server holds. */
+  readonly objects: ObjectKind;
   /** Drop metadata.managedFields before caching (only b and a2 support it). */
   readonly dropManagedFields: boolean;
   /** Handler subscriptions (fan-out). */
@@ -140,7 +161,7 @@ export type ServerReply =
 
 /** Orchestrator → server. */
 export type ServerCommand =
-  | { readonly type: 'setup'; readonly pods: number; readonly scenario: Scenario }
+  | { readonly type: 'setup'; readonly pods: number; readonly scenario: Scenario; readonly objects: ObjectKind }
   /**
    * Before each client: the client's first watch will be ended cleanly after this many events
    * (its throughput and latency events plus the relist trigger), so a relist can follow.

@@ -5,146 +5,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ClientPlan, ClientResult, VariantName } from './protocol';
-import { median, ratio } from './stats';
-
-export type GcSetting = 'default' | 'semi64';
-
-export interface Profile {
-  readonly name: 'full' | 'quick';
-  readonly reps: number;
-  readonly gcSettings: readonly GcSetting[];
-  /** GC settings of the transform and fan-out measurements (the quick run keeps only the default). */
-  readonly secondaryGcSettings: readonly GcSetting[];
-  readonly syncSizes: readonly number[];
-  readonly throughputCaches: readonly number[];
-  readonly throughputEvents: number;
-  readonly latencyEvents: number;
-  readonly latencyRate: number;
-  readonly relistSize: number;
-  readonly transformSize: number;
-  readonly fanout: { readonly cache: number; readonly events: number; readonly handlers: readonly number[] };
-  /** Populations synced from a first list answered whole (a 1.33 server). */
-  readonly unpagedSizes: readonly number[];
-  /** Populations synced with a streaming list (a 1.36 server). */
-  readonly streamingSizes: readonly number[];
-  /** One more unpaged population whose list is longer than V8's longest string; none in the quick run. */
-  readonly beyondStringLimit: number | undefined;
-  readonly jobTimeoutMs: number;
-}
-
-export interface Job {
-  /** `main`, `transform`, `fanout`: the paged scenario; `unpaged`, `streaming`: syncs in those scenarios. */
-  readonly kind: 'main' | 'transform' | 'fanout' | 'unpaged' | 'streaming';
-  readonly pods: number;
-  readonly variant: VariantName;
-  readonly gc: GcSetting;
-  readonly handlers: number;
-  readonly dropManagedFields: boolean;
-  readonly plan: ClientPlan;
-}
-
-export interface RunRecord {
-  readonly job: Job;
-  readonly rep: number;
-  readonly wallMs: number;
-  readonly result?: ClientResult;
-  readonly error?: string;
-}
-
-export interface Machine {
-  readonly cpus: number;
-  readonly cpuModel: string;
-  readonly totalMemoryBytes: number;
-  readonly platform: string;
-  readonly node: string;
-  /** os.loadavg() (1, 5, 15 min) when the run started and ended: other work on the machine skews wall-clock figures. */
-  readonly loadAverageAtStart: readonly number[];
-  readonly loadAverageAtEnd: readonly number[];
-}
-
-export interface BenchRun {
-  readonly profile: Profile;
-  readonly runs: readonly RunRecord[];
-  readonly machine: Machine;
-  readonly podJsonBytes: number;
-  readonly startedAt: string;
-  readonly durationMs: number;
-  /** False while the run is still going (results are written after every job). */
-  readonly complete: boolean;
-}
-
-const VARIANTS: readonly VariantName[] = ['a1', 'a2', 'b', 'c'];
-const GC_LABEL: Readonly<Record<GcSetting, string>> = { default: 'default', semi64: 'semi 64 MB' };
-const MiB = 2 ** 20;
-
-type Metric = (result: ClientResult) => number | undefined;
-
-const metrics = {
-  syncMs: (r) => r.sync.syncMs,
-  syncCpuMs: (r) => r.sync.cpuMs,
-  syncRssMiB: (r) => r.sync.peakRssBytes / MiB,
-  syncStallMs: (r) => r.sync.maxStallMs,
-  syncStallCpuMs: (r) => r.sync.maxStallCpuMs,
-  heapKiB: (r) => (r.heapBytesPerObject === undefined ? undefined : r.heapBytesPerObject / 1024),
-  eventsPerSecond: (r) => r.throughput?.eventsPerSecond,
-  cpuMicrosPerEvent: (r) => r.throughput?.cpuMicrosPerEvent,
-  cpuEventsPerSecond: (r) => (r.throughput === undefined ? undefined : 1e6 / r.throughput.cpuMicrosPerEvent),
-  serverEventsPerSecond: (r) => r.throughput?.serverEventsPerSecond,
-  p50Ms: (r) => r.latency?.p50Ms,
-  p99Ms: (r) => r.latency?.p99Ms,
-  relistMs: (r) => (r.relist !== undefined && r.relist.listRequests > 0 ? r.relist.relistMs : undefined),
-  relistRssMiB: (r) => (r.relist === undefined ? undefined : r.relist.peakRssBytes / MiB),
-  relistHeapMiB: (r) => (r.relist === undefined ? undefined : r.relist.peakHeapBytes / MiB),
-  relistStallMs: (r) => r.relist?.maxStallMs,
-} satisfies Record<string, Metric>;
-type MetricName = keyof typeof metrics;
-
-/** Medians per variant of one metric over the runs selected. */
-type Row = Partial<Record<VariantName, number>>;
-
-function select(runs: readonly RunRecord[], where: (job: Job) => boolean): RunRecord[] {
-  return runs.filter((run) => run.result !== undefined && where(run.job));
-}
-
-function row(runs: readonly RunRecord[], where: (job: Job) => boolean, metric: MetricName): Row {
-  const out: Row = {};
-  for (const variant of VARIANTS) {
-    const values = select(runs, (job) => job.variant === variant && where(job)).map((run) => metrics[metric](run.result!));
-    const value = median(values);
-    if (value !== undefined) out[variant] = value;
-  }
-  return out;
-}
-
-function fmt(value: number | undefined, digits = 0): string {
-  if (value === undefined) return '–';
-  return value >= 10_000 ? Math.round(value).toLocaleString('en-US') : value.toFixed(digits);
-}
-
-function fmtRatio(value: number | undefined): string {
-  return value === undefined ? '–' : `${value.toFixed(2)}×`;
-}
-
-function sizeLabel(n: number): string {
-  return n >= 1000 ? `${n / 1000}k` : String(n);
-}
-
-export interface Verdict {
-  readonly target: string;
-  readonly setting: string;
-  readonly value: number | undefined;
-  /** The same ratio from CPU time instead of wall time (where it applies): robust under contention. */
-  readonly cpuValue: number | undefined;
-  readonly threshold: string;
-  readonly held: boolean | undefined;
-  /**
-   * The same measure for the floors (undefined where a floor is the reference itself): a1 only
-   * parses, a2 is the cheapest cache that keeps every object. A target a1 misses cannot be met by
-   * any client that parses what it receives; one a2 misses asks for more than a plain cache.
-   */
-  readonly floors: Readonly<Partial<Record<'a1' | 'a2', { readonly value: number; readonly held: boolean }>>>;
-}
+import type { VariantName } from './protocol';
+import { GC_LABEL, OBJECT_ORDER, VARIANTS, fmt, fmtRatio, gcSettingsOf, objectLabel, objectsOf, row, sizeLabel, type BenchRun, type GcSetting, type Job, type MetricName, type Row, type RunRecord } from './records';
+import { ratio } from './stats';
+import { verdicts, type Verdict } from './targets';
 
 interface Table {
   readonly title: string;
@@ -158,17 +22,24 @@ function markdownTable(table: Table): string {
   return lines.join('\n');
 }
 
-/** A table of one metric: a row per (size, GC), the four variants, then b's ratios to a1, a2, c. */
+/** The columns after the row labels: each variant, then b's ratio to each of the others. */
+const VARIANT_HEADER: readonly string[] = [...VARIANTS, ...VARIANTS.filter((v) => v !== 'b').map((v) => `b÷${v}`)];
+
+function variantCells(values: Row, digits: number): string[] {
+  return [...VARIANTS.map((v) => fmt(values[v], digits)), ...VARIANTS.filter((v) => v !== 'b').map((v) => fmtRatio(ratio(values.b, values[v])))];
+}
+
+/** A table of one metric: a row per (size, GC), the variants, then b's ratios to the others. */
 function metricTable(title: string, runs: readonly RunRecord[], sizes: readonly number[], gcs: readonly GcSetting[], where: (job: Job) => boolean, metric: MetricName, digits: number, firstColumn = 'N'): Table {
   const rows: string[][] = [];
   for (const pods of sizes) {
     for (const gc of gcs) {
       const values = row(runs, (job) => job.pods === pods && job.gc === gc && where(job), metric);
       if (Object.keys(values).length === 0) continue;
-      rows.push([sizeLabel(pods), GC_LABEL[gc], ...VARIANTS.map((v) => fmt(values[v], digits)), fmtRatio(ratio(values.b, values.a1)), fmtRatio(ratio(values.b, values.a2)), fmtRatio(ratio(values.b, values.c))]);
+      rows.push([sizeLabel(pods), GC_LABEL[gc], ...variantCells(values, digits)]);
     }
   }
-  return { title, header: [firstColumn, 'GC', 'a1', 'a2', 'b', 'c', 'b÷a1', 'b÷a2', 'b÷c'], rows };
+  return { title, header: [firstColumn, 'GC', ...VARIANT_HEADER], rows };
 }
 
 /** A cell of a scenario table: the median, or `failed` when every run of it failed. */
@@ -194,77 +65,33 @@ function scenarioTable(title: string, runs: readonly RunRecord[], kind: 'unpaged
   return { title, header, rows };
 }
 
-/** The GC settings that have runs (a merged file may hold more than the last run asked for). */
-function gcSettingsOf(bench: BenchRun): GcSetting[] {
-  return (['default', 'semi64'] as const).filter((gc) => bench.runs.some((run) => run.job.gc === gc));
-}
 
-function verdicts(bench: BenchRun): Verdict[] {
+/**
+ * One table of the object-size dimension: a row per (kind of objects, cache size, GC), every
+ * variant (`failed` where every run of a cell failed, e.g. a list longer than V8's longest string),
+ * then b's ratios to the others.
+ */
+function objectSizeTable(title: string, bench: BenchRun, gcs: readonly GcSetting[], metric: MetricName, digits: number): Table {
   const { runs, profile } = bench;
-  const out: Verdict[] = [];
-  const main = (pods: number, gc: GcSetting) => (job: Job) => job.kind === 'main' && job.pods === pods && job.gc === gc;
-  const big = Math.max(...profile.throughputCaches);
-  const small = Math.min(...profile.throughputCaches);
-  const biggestSync = Math.max(...profile.syncSizes);
-  for (const gc of gcSettingsOf(bench)) {
-    const setting = GC_LABEL[gc];
-    const bigEps = row(runs, main(big, gc), 'eventsPerSecond');
-    const smallEps = row(runs, main(small, gc), 'eventsPerSecond');
-    /** `measure(variant)` gives the value for any variant, so that the floors are judged by the same rule. */
-    const check = (target: string, measure: (variant: VariantName) => number | undefined, threshold: string, held: (v: number) => boolean, cpuValue?: number, floorsApply = true): void => {
-      const value = measure('b');
-      const floors: Partial<Record<'a1' | 'a2', { value: number; held: boolean }>> = {};
-      for (const floor of floorsApply ? (['a1', 'a2'] as const) : []) {
-        const floorValue = measure(floor);
-        if (floorValue !== undefined) floors[floor] = { value: floorValue, held: held(floorValue) };
+  const rows: string[][] = [];
+  for (const objects of OBJECT_ORDER) {
+    for (const pods of profile.objectSizes.caches) {
+      for (const gc of gcs) {
+        const where = (job: Job): boolean => job.kind === 'main' && objectsOf(job) === objects && job.pods === pods && job.gc === gc;
+        if (!runs.some((run) => where(run.job))) continue;
+        const values = row(runs, where, metric);
+        const cells = variantCells(values, digits).map((cell, i) => (i < VARIANTS.length ? scenarioCell(runs, where, VARIANTS[i]!, values[VARIANTS[i]!], digits) : cell));
+        rows.push([objectLabel(bench, objects), sizeLabel(pods), GC_LABEL[gc], ...cells]);
       }
-      out.push({ target, setting, value, cpuValue, threshold, held: value === undefined ? undefined : held(value), floors });
-    };
-    const bigCpu = row(runs, main(big, gc), 'cpuEventsPerSecond');
-    const smallCpu = row(runs, main(small, gc), 'cpuEventsPerSecond');
-    check(`watch throughput ≥ 0.85× a2 at ${sizeLabel(big)} cached`, (v) => ratio(bigEps[v], bigEps.a2), '≥ 0.85', (v) => v >= 0.85, ratio(bigCpu.b, bigCpu.a2), false);
-    for (const pods of profile.throughputCaches) {
-      const eps = row(runs, main(pods, gc), 'eventsPerSecond');
-      const cpu = row(runs, main(pods, gc), 'cpuEventsPerSecond');
-      check(`watch throughput ≥ 1.5× client-node at ${sizeLabel(pods)} cached`, (v) => ratio(eps[v], eps.c), '≥ 1.5', (v) => v >= 1.5, ratio(cpu.b, cpu.c));
-    }
-    check(`events/s at ${sizeLabel(big)} cached ≥ 0.8× at ${sizeLabel(small)}`, (v) => ratio(bigEps[v], smallEps[v]), '≥ 0.8', (v) => v >= 0.8, ratio(bigCpu.b, smallCpu.b));
-    for (const pods of profile.syncSizes) {
-      const sync = row(runs, main(pods, gc), 'syncMs');
-      const cpu = row(runs, main(pods, gc), 'syncCpuMs');
-      check(`initial sync time (first list paged) ≤ 0.8× client-node at ${sizeLabel(pods)}`, (v) => ratio(sync[v], sync.c), '≤ 0.8', (v) => v <= 0.8, ratio(cpu.b, cpu.c));
-    }
-    const stall = row(runs, main(biggestSync, gc), 'syncStallMs');
-    check(`longest event-loop stall during a paged sync of ${sizeLabel(biggestSync)} ≤ 50 ms`, (v) => stall[v], '≤ 50 ms', (v) => v <= 50);
-    const rss = row(runs, main(biggestSync, gc), 'syncRssMiB');
-    check(`peak RSS during a paged sync of ${sizeLabel(biggestSync)} ≤ 0.6× client-node`, (v) => ratio(rss[v], rss.c), '≤ 0.6', (v) => v <= 0.6);
-    const heap = row(runs, main(profile.transformSize, gc), 'heapKiB');
-    check(`heap per cached object ≤ 1.2× the parsed object (a2), ${sizeLabel(profile.transformSize)}`, (v) => ratio(heap[v], heap.a2), '≤ 1.2', (v) => v <= 1.2, undefined, false);
-    const heapT = row(runs, (job) => job.kind === 'transform' && job.gc === gc, 'heapKiB');
-    check('… with the managedFields transform (vs a2 with the same transform)', (v) => ratio(heapT[v], heapT.a2), '≤ 1.2', (v) => v <= 1.2, undefined, false);
-    const unpaged = (pods: number) => (job: Job) => job.kind === 'unpaged' && job.pods === pods && job.gc === gc;
-    if (profile.unpagedSizes.length > 0) {
-      const biggest = Math.max(...profile.unpagedSizes);
-      const stallU = row(runs, unpaged(biggest), 'syncStallMs');
-      const stallCpuU = row(runs, unpaged(biggest), 'syncStallCpuMs');
-      check(`longest event-loop stall during an unpaged sync of ${sizeLabel(biggest)} ≤ 100 ms`, (v) => stallU[v], '≤ 100 ms', (v) => v <= 100, stallCpuU.b, false);
-      const rssU = row(runs, unpaged(biggest), 'syncRssMiB');
-      check(`peak RSS during an unpaged sync of ${sizeLabel(biggest)} ≤ 0.6× client-node`, (v) => ratio(rssU[v], rssU.c), '≤ 0.6', (v) => v <= 0.6, undefined, false);
-    }
-    const beyond = profile.beyondStringLimit;
-    if (beyond !== undefined && runs.some((run) => run.job.variant === 'b' && unpaged(beyond)(run.job))) {
-      // Held when b synced at all: a body past V8's longest string cannot be parsed whole.
-      const syncSeconds = row(runs, unpaged(beyond), 'syncMs').b;
-      out.push({ target: `an unpaged sync of ${sizeLabel(beyond)} (one response beyond V8's longest string) completes, in s`, setting, value: syncSeconds === undefined ? undefined : syncSeconds / 1000, cpuValue: undefined, threshold: 'completes', held: syncSeconds !== undefined, floors: {} });
     }
   }
-  return out;
+  return { title, header: ['objects', 'cached', 'GC', ...VARIANT_HEADER], rows };
 }
 
 function tables(bench: BenchRun): Table[] {
   const { runs, profile } = bench;
   const gcs = gcSettingsOf(bench);
-  const isMain = (job: Job): boolean => job.kind === 'main';
+  const isMain = (job: Job): boolean => job.kind === 'main' && objectsOf(job) === 'pod';
   const out: Table[] = [
     metricTable('1. Initial sync, first list paged: time to synced (ms, lower is better)', runs, profile.syncSizes, gcs, isMain, 'syncMs', 0),
     metricTable('1. Initial sync, first list paged: CPU time to synced (ms, all threads)', runs, profile.syncSizes, gcs, isMain, 'syncCpuMs', 0),
@@ -280,13 +107,13 @@ function tables(bench: BenchRun): Table[] {
   const fanoutRows: string[][] = [];
   for (const handlers of [1, ...profile.fanout.handlers]) {
     for (const gc of gcs) {
-      const where = (job: Job): boolean => job.pods === profile.fanout.cache && job.gc === gc && (handlers === 1 ? job.kind === 'main' : job.kind === 'fanout' && job.handlers === handlers);
+      const where = (job: Job): boolean => job.pods === profile.fanout.cache && job.gc === gc && (handlers === 1 ? isMain(job) : job.kind === 'fanout' && job.handlers === handlers);
       const values = row(runs, where, 'eventsPerSecond');
       if (Object.keys(values).length === 0) continue;
-      fanoutRows.push([String(handlers), GC_LABEL[gc], ...VARIANTS.map((v) => fmt(values[v])), fmtRatio(ratio(values.b, values.a1)), fmtRatio(ratio(values.b, values.a2)), fmtRatio(ratio(values.b, values.c))]);
+      fanoutRows.push([String(handlers), GC_LABEL[gc], ...variantCells(values, 0)]);
     }
   }
-  out.push({ title: `4. Fan-out: events/s with k handler subscriptions, ${sizeLabel(profile.fanout.cache)} cached`, header: ['k', 'GC', 'a1', 'a2', 'b', 'c', 'b÷a1', 'b÷a2', 'b÷c'], rows: fanoutRows });
+  out.push({ title: `4. Fan-out: events/s with k handler subscriptions, ${sizeLabel(profile.fanout.cache)} cached`, header: ['k', 'GC', ...VARIANT_HEADER], rows: fanoutRows });
   const relist = [profile.relistSize];
   out.push(
     metricTable('5. Relist after a 410: time from trigger to relisted (ms)', runs, relist, gcs, isMain, 'relistMs', 0),
@@ -302,6 +129,12 @@ function tables(bench: BenchRun): Table[] {
       gcs,
     ),
     scenarioTable('7. Initial sync, b with a streaming list (a 1.36 server; c lists as always): b and c', runs, 'streaming', profile.streamingSizes, gcs),
+    objectSizeTable(`8. Object sizes: watch throughput, ${profile.throughputEvents.toLocaleString('en-US')} MODIFIED events (a fifth of that for the custom resources; events/s)`, bench, gcs, 'eventsPerSecond', 0),
+    objectSizeTable('8. Object sizes: CPU µs per event', bench, gcs, 'cpuMicrosPerEvent', 1),
+    objectSizeTable(`8. Object sizes: latency server write → handler at ${profile.latencyRate.toLocaleString('en-US')} events/s, p99 (ms)`, bench, gcs, 'p99Ms', 2),
+    objectSizeTable('8. Object sizes: initial sync, first list paged (ms)', bench, gcs, 'syncMs', 0),
+    objectSizeTable('8. Object sizes: peak RSS during the sync (MiB)', bench, gcs, 'syncRssMiB', 0),
+    objectSizeTable('8. Object sizes: heap per cached object (KiB)', bench, gcs, 'heapKiB', 2),
   );
   return out;
 }
@@ -325,7 +158,7 @@ function markdown(bench: BenchRun, checks: readonly Verdict[]): string {
     `Machine: ${machine.cpus} × ${machine.cpuModel}, ${(machine.totalMemoryBytes / 2 ** 30).toFixed(0)} GiB, ${machine.platform}; Node ${machine.node}. Load average (1 min) ${machine.loadAverageAtStart[0]?.toFixed(1)} at the start, ${machine.loadAverageAtEnd[0]?.toFixed(1)} at the end${(machine.loadAverageAtStart[0] ?? 0) > machine.cpus * BUSY_LOAD_PER_CORE ? ': **other work shared the cores; prefer the CPU-time ratios**' : ''}.`,
     `Pods of ~${(bench.podJsonBytes / 1024).toFixed(1)} KiB of JSON (managedFields included); medians of ${profile.reps} run(s) per cell; variants interleaved, each in a fresh process.`,
     '',
-    'a1 = read + split + JSON.parse, drop; a2 = … + keep in one mutable Map; b = rx-informer (namespace + label index, one `handle()`); c = @kubernetes/client-node 2.0.1 `makeInformer`.',
+    'a1 = read + split + JSON.parse, drop; a2 = … + keep in one mutable Map; b = rx-informer (namespace + label index, one `handle()`); c = @kubernetes/client-node 2.0.1 `makeInformer`; d = kubernetes-fluent-client 3.11.11 `Watch` feeding a Map by namespace/name (as a Pepr controller keeps one).',
     '',
     'Sections 1–5 run against the loopback server\'s default profile, which pages the first list (`limit=500&resourceVersion=0`) as no real API server does; section 6 against a 1.33 profile, which answers it whole, as every API server\'s watch cache does; section 7 against a 1.36 profile, with b listing by a streaming list. The server compresses responses over 128 KB for clients that ask (b and c do; a1 and a2 do not).',
     '',
@@ -341,7 +174,7 @@ function markdown(bench: BenchRun, checks: readonly Verdict[]): string {
   ];
   if (failures.length > 0) {
     lines.push('#### Runs that failed', '');
-    for (const run of failures) lines.push(`- ${run.job.kind} N=${run.job.pods} ${run.job.variant} gc=${run.job.gc}: ${(run.error ?? '').split('\n')[0]}`);
+    for (const run of failures) lines.push(`- ${run.job.kind} N=${run.job.pods}${objectsOf(run.job) === 'pod' ? '' : ` ${objectsOf(run.job)}`} ${run.job.variant} gc=${run.job.gc}: ${(run.error ?? '').split('\n')[0]}`);
     lines.push('');
   }
   lines.push(END_MARKER);

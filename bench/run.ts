@@ -1,7 +1,7 @@
 /**
  * The benchmark orchestrator: `npm run bench` (full, a few minutes) and `npm run bench:quick`
- * (about a minute). It forks the server process once and a fresh client process per measurement,
- * interleaving the variants (a1, a2, b, c, a1, a2, b, c, …) under both GC settings, then writes
+ * (about two minutes). It forks the server process once and a fresh client process per measurement,
+ * interleaving the variants (a1, a2, b, c, d, a1, a2, b, c, d, …) under both GC settings, then writes
  * bench/results/*.json and regenerates the table of docs/PERFORMANCE.md (full run only, unless
  * --write-docs is given).
  *
@@ -11,8 +11,12 @@
  * and 100k pods, and, in the full run, an unpaged list of 150k pods: ~660 MB, beyond V8's
  * longest string.
  *
+ * The object-size dimension (section 8) serves other kinds of objects (`ObjectKind`: pods without
+ * managedFields, ~21 KB custom resources) at 1k and 100k cached (1k in the quick run).
+ *
  * Options: --quick, --reps N, --events N (throughput phase), --gc default,semi64, --merge (keep
  * the runs of the previous results file that this run does not repeat), --only a1,b (variants), --sizes 1000,10000 (populations),
+ * --objects pod,lean-pod,application (kinds of objects),
  * --scenarios paged,unpaged,streaming, --scenario-sizes 20000,130000 (the populations of the
  * unpaged and streaming scenarios instead of the profile's, e.g. the issue's 20k/100k/130k),
  * --write-docs, --no-docs. The full run first waits (2 min at most) for the machine to settle.
@@ -22,8 +26,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildForBench } from './build';
-import type { ClientCommand, ClientConfig, ClientMessage, ClientPlan, ClientResult, Scenario, ServerCommand, ServerMessage, VariantName } from './protocol';
-import { BUSY_LOAD_PER_CORE, writeReport, type GcSetting, type Job, type Machine, type Profile, type RunRecord } from './report';
+import type { ClientCommand, ClientConfig, ClientMessage, ClientPlan, ClientResult, ObjectKind, Scenario, ServerCommand, ServerMessage, VariantName } from './protocol';
+import { objectsOf, type GcSetting, type Job, type Machine, type Profile, type RunRecord } from './records';
+import { BUSY_LOAD_PER_CORE, writeReport } from './report';
 
 const GC_FLAGS: Readonly<Record<GcSetting, readonly string[]>> = {
   default: [],
@@ -36,7 +41,8 @@ const EXTRA_CLIENT_FLAGS = (process.env['BENCH_CLIENT_FLAGS'] ?? '').split(' ').
 const SERVER_FLAGS = ['--expose-gc', '--max-old-space-size=12288'];
 /** Extra flags for the server process, e.g. BENCH_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=bench/results/tmp/sprof". */
 const EXTRA_SERVER_FLAGS = (process.env['BENCH_SERVER_FLAGS'] ?? '').split(' ').filter((flag) => flag !== '');
-const ALL_VARIANTS: readonly VariantName[] = ['a1', 'a2', 'b', 'c'];
+const ALL_VARIANTS: readonly VariantName[] = ['a1', 'a2', 'b', 'c', 'd'];
+const ALL_OBJECTS: readonly ObjectKind[] = ['pod', 'lean-pod', 'application'];
 const ALL_SCENARIOS: readonly Scenario[] = ['paged', 'unpaged', 'streaming'];
 /** The variants of the unpaged and streaming scenarios: rx-informer and client-node. */
 const SCENARIO_VARIANTS: readonly VariantName[] = ['b', 'c'];
@@ -57,6 +63,7 @@ const FULL: Profile = {
   unpagedSizes: [10_000, 100_000],
   streamingSizes: [10_000, 100_000],
   beyondStringLimit: 150_000,
+  objectSizes: { kinds: ['lean-pod', 'application'], caches: [1_000, 100_000] },
   jobTimeoutMs: 900_000,
 };
 
@@ -76,6 +83,7 @@ const QUICK: Profile = {
   unpagedSizes: [4_000],
   streamingSizes: [4_000],
   beyondStringLimit: undefined,
+  objectSizes: { kinds: ['lean-pod', 'application'], caches: [1_000] },
   jobTimeoutMs: 60_000,
 };
 
@@ -86,6 +94,8 @@ interface Arguments {
   /** Only these server populations (debugging). */
   readonly sizes: readonly number[] | undefined;
   readonly scenarios: readonly Scenario[];
+  /** Only these kinds of objects (`--objects pod,application`). */
+  readonly objects: readonly ObjectKind[];
   /** Keep the runs of the previous results file that this run does not repeat. */
   readonly merge: boolean;
   /** A run narrowed by --sizes, --only, --gc, --events, --scenarios or --scenario-sizes writes `<profile>-partial.*` unless it merges. */
@@ -115,38 +125,63 @@ function parseArguments(argv: readonly string[]): Arguments {
   const withGc = gc === undefined ? profile : { ...profile, gcSettings: profile.gcSettings.filter((g) => gc.includes(g)), secondaryGcSettings: profile.secondaryGcSettings.filter((g) => gc.includes(g)) };
   const scenarioList = valueOf('--scenarios');
   const scenarios = scenarioList === undefined ? ALL_SCENARIOS : ALL_SCENARIOS.filter((scenario) => scenarioList.split(',').includes(scenario));
+  const objectList = valueOf('--objects');
+  const objects = objectList === undefined ? ALL_OBJECTS : ALL_OBJECTS.filter((kind) => objectList.split(',').includes(kind));
   const merge = argv.includes('--merge');
-  const narrowed = ['--sizes', '--only', '--gc', '--events', '--scenarios', '--scenario-sizes'].some((flag) => argv.includes(flag));
+  const narrowed = ['--sizes', '--only', '--gc', '--events', '--scenarios', '--scenario-sizes', '--objects'].some((flag) => argv.includes(flag));
   const fileName = narrowed && !merge ? `${profile.name}-partial` : profile.name;
-  return { profile: withGc, variants, writeDocs: writeDocs && (merge || !narrowed), sizes, scenarios, merge, fileName };
+  return { profile: withGc, variants, writeDocs: writeDocs && (merge || !narrowed), sizes, scenarios, objects, merge, fileName };
 }
 
-/** One server set-up: a population of pods, answering lists as the scenario says. */
+/** One server set-up: a population of objects of one kind, answering lists as the scenario says. */
 interface Setup {
   readonly pods: number;
   readonly scenario: Scenario;
+  readonly objects: ObjectKind;
 }
 
 /** The set-ups of a run, largest population first within each scenario (results are written as the run goes). */
-function setupsFor(profile: Profile, scenarios: readonly Scenario[], sizes: readonly number[] | undefined): Setup[] {
+function setupsFor(profile: Profile, scenarios: readonly Scenario[], sizes: readonly number[] | undefined, objects: readonly ObjectKind[]): Setup[] {
   const paged = [...new Set([...profile.syncSizes, ...profile.throughputCaches, profile.relistSize, profile.transformSize, profile.fanout.cache])];
   const bySize = (a: Setup, b: Setup): number => b.pods - a.pods;
+  const pods = 'pod' as const;
   const setups: Setup[] = [
-    ...paged.map((pods) => ({ pods, scenario: 'paged' as const })).sort(bySize),
-    ...[...profile.unpagedSizes, ...(profile.beyondStringLimit === undefined ? [] : [profile.beyondStringLimit])].map((pods) => ({ pods, scenario: 'unpaged' as const })).sort(bySize),
-    ...profile.streamingSizes.map((pods) => ({ pods, scenario: 'streaming' as const })).sort(bySize),
+    ...paged.map((count) => ({ pods: count, scenario: 'paged' as const, objects: pods })).sort(bySize),
+    ...profile.objectSizes.kinds.flatMap((kind) => profile.objectSizes.caches.map((count) => ({ pods: count, scenario: 'paged' as const, objects: kind })).sort(bySize)),
+    ...[...profile.unpagedSizes, ...(profile.beyondStringLimit === undefined ? [] : [profile.beyondStringLimit])].map((count) => ({ pods: count, scenario: 'unpaged' as const, objects: pods })).sort(bySize),
+    ...profile.streamingSizes.map((count) => ({ pods: count, scenario: 'streaming' as const, objects: pods })).sort(bySize),
   ];
-  return setups.filter((setup) => scenarios.includes(setup.scenario) && (sizes === undefined || sizes.includes(setup.pods)));
+  return setups.filter((setup) => scenarios.includes(setup.scenario) && objects.includes(setup.objects) && (sizes === undefined || sizes.includes(setup.pods)));
 }
 
 /** The measurements of a set-up, in the order they run within a repetition. */
 function jobsFor(setup: Setup, profile: Profile, gc: GcSetting, variants: readonly VariantName[]): Job[][] {
+  if (setup.objects !== 'pod') return objectSizeJobsFor(setup, profile, gc, variants);
   if (setup.scenario === 'paged') return pagedJobsFor(setup.pods, profile, gc, variants);
   // Past V8's string limit, one GC setting is enough to show who syncs at all.
   if (setup.pods === profile.beyondStringLimit && gc !== 'default') return [];
   const plan: ClientPlan = { heap: false, throughputEvents: 0, latencyEvents: 0, latencyRate: 0, relist: false };
   const kind = setup.scenario;
   return [variants.filter((variant) => SCENARIO_VARIANTS.includes(variant)).map((variant) => ({ kind, pods: setup.pods, variant, gc, handlers: 1, dropManagedFields: false, plan }))];
+}
+
+/**
+ * The throughput phase's events for a kind of objects: the custom resources (~21 KB) get a fifth
+ * of the pods' events, about the same bytes on the wire, so that a cell takes seconds, not minutes.
+ */
+function objectSizeEvents(profile: Profile, objects: ObjectKind): number {
+  return objects === 'application' ? Math.ceil(profile.throughputEvents / 5) : profile.throughputEvents;
+}
+
+/**
+ * The object-size dimension: sync, heap, throughput and latency of every variant (no relist,
+ * transform or fan-out), under the secondary GC settings (both in the full run, the default in
+ * the quick one).
+ */
+function objectSizeJobsFor(setup: Setup, profile: Profile, gc: GcSetting, variants: readonly VariantName[]): Job[][] {
+  if (!profile.secondaryGcSettings.includes(gc)) return [];
+  const plan: ClientPlan = { heap: true, throughputEvents: objectSizeEvents(profile, setup.objects), latencyEvents: profile.latencyEvents, latencyRate: profile.latencyRate, relist: false };
+  return [variants.map((variant) => ({ kind: 'main', pods: setup.pods, objects: setup.objects, variant, gc, handlers: 1, dropManagedFields: false, plan }))];
 }
 
 /** The measurements of one server population, in the order they run within a repetition. */
@@ -222,7 +257,7 @@ async function runJob(server: ServerProcess, buildDir: string, url: string, job:
   const { plan } = job;
   await server.request({ type: 'arm', closeWatchAfterEvents: plan.relist ? plan.throughputEvents + plan.latencyEvents + 1 : undefined });
   const scenario: Scenario = job.kind === 'unpaged' || job.kind === 'streaming' ? job.kind : 'paged';
-  const config: ClientConfig = { variant: job.variant, scenario, serverUrl: url, pods: job.pods, dropManagedFields: job.dropManagedFields, handlers: job.handlers, plan };
+  const config: ClientConfig = { variant: job.variant, scenario, serverUrl: url, pods: job.pods, objects: objectsOf(job), dropManagedFields: job.dropManagedFields, handlers: job.handlers, plan };
   const child = fork(path.join(buildDir, 'bench', 'clients', `${job.variant}.js`), [JSON.stringify(config)], {
     execArgv: [...CLIENT_FLAGS, ...GC_FLAGS[job.gc], ...EXTRA_CLIENT_FLAGS],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -255,11 +290,11 @@ async function runJob(server: ServerProcess, buildDir: string, url: string, job:
 
 function describe(job: Job): string {
   const extra = job.kind === 'fanout' ? ` ×${job.handlers} handlers` : job.kind === 'transform' ? ' -managedFields' : '';
-  return `${job.kind} N=${job.pods} ${job.variant} gc=${job.gc}${extra}`;
+  return `${job.kind} N=${job.pods}${objectsOf(job) === 'pod' ? '' : ` ${objectsOf(job)}`} ${job.variant} gc=${job.gc}${extra}`;
 }
 
 async function main(): Promise<void> {
-  const { profile, variants, writeDocs, sizes, scenarios, merge, fileName } = parseArguments(process.argv.slice(2));
+  const { profile, variants, writeDocs, sizes, scenarios, objects, merge, fileName } = parseArguments(process.argv.slice(2));
   const started = Date.now();
   const loadAverageAtStart = await settledLoadAverage(profile);
   if (Number(process.versions.node.split('.')[0]) < 22) {
@@ -267,15 +302,17 @@ async function main(): Promise<void> {
   }
   const buildDir = buildForBench();
   const server = new ServerProcess(buildDir);
-  const runs: RunRecord[] = merge ? previousRuns(profile, variants, sizes, scenarios) : [];
+  const runs: RunRecord[] = merge ? previousRuns(profile, variants, sizes, scenarios, objects) : [];
   let podJsonBytes = 0;
+  const objectJsonBytes: Partial<Record<ObjectKind, number>> = {};
   try {
-    for (const setup of setupsFor(profile, scenarios, sizes)) {
+    for (const setup of setupsFor(profile, scenarios, sizes, objects)) {
       const { pods, scenario } = setup;
-      const ready = await server.request({ type: 'setup', pods, scenario });
+      const ready = await server.request({ type: 'setup', pods, scenario, objects: setup.objects });
       if (ready.type !== 'ready') throw new Error(`server setup failed: ${ready.type === 'failed' ? ready.message : ready.type}`);
-      podJsonBytes = ready.podJsonBytes;
-      process.stdout.write(`server (${scenario}): ${pods} pods of ~${Math.round(ready.podJsonBytes)} B JSON at ${ready.url}${ready.preSerialized ? ', updates pre-serialised' : ''}\n`);
+      objectJsonBytes[setup.objects] = ready.podJsonBytes;
+      if (setup.objects === 'pod') podJsonBytes = ready.podJsonBytes;
+      process.stdout.write(`server (${scenario}): ${pods} ${setup.objects}s of ~${Math.round(ready.podJsonBytes)} B JSON at ${ready.url}${ready.preSerialized ? ', updates pre-serialised' : ''}\n`);
       for (let rep = 0; rep < profile.reps; rep++) {
         for (const gc of profile.gcSettings) {
           for (const group of jobsFor(setup, profile, gc, variants)) {
@@ -286,7 +323,7 @@ async function main(): Promise<void> {
               runs.push({ job, rep, wallMs, ...outcome });
               process.stdout.write(`  ${describe(job)} rep ${rep + 1}: ${outcome.error === undefined ? summarize(outcome.result!) : `FAILED ${outcome.error.split('\n')[0]}`} (${(wallMs / 1000).toFixed(1)} s)\n`);
               // Results so far are written after every job, so an interrupted run still leaves them.
-              writeReport({ profile, runs, machine: machineInfo(loadAverageAtStart), podJsonBytes, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, complete: false }, { writeDocs, fileName });
+              writeReport({ profile, runs, machine: machineInfo(loadAverageAtStart), podJsonBytes, objectJsonBytes, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, complete: false }, { writeDocs, fileName });
             }
           }
         }
@@ -295,18 +332,18 @@ async function main(): Promise<void> {
   } finally {
     await server.shutdown();
   }
-  const written = writeReport({ profile, runs, machine: machineInfo(loadAverageAtStart), podJsonBytes, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, complete: true }, { writeDocs, fileName });
+  const written = writeReport({ profile, runs, machine: machineInfo(loadAverageAtStart), podJsonBytes, objectJsonBytes, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, complete: true }, { writeDocs, fileName });
   process.stdout.write(`\n${written.summary}\nwrote ${written.files.join(', ')} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 }
 
 /** The previous runs of this profile, minus the jobs this run measures again. */
-function previousRuns(profile: Profile, variants: readonly VariantName[], sizes: readonly number[] | undefined, scenarios: readonly Scenario[]): RunRecord[] {
+function previousRuns(profile: Profile, variants: readonly VariantName[], sizes: readonly number[] | undefined, scenarios: readonly Scenario[], objects: readonly ObjectKind[]): RunRecord[] {
   const file = path.join(__dirname, 'results', `${profile.name}.json`);
   if (!fs.existsSync(file)) return [];
   const previous = (JSON.parse(fs.readFileSync(file, 'utf8')) as { runs: RunRecord[] }).runs;
   const scenarioOf = (job: Job): Scenario => (job.kind === 'unpaged' || job.kind === 'streaming' ? job.kind : 'paged');
   const repeated = (job: Job): boolean =>
-    variants.includes(job.variant) && profile.gcSettings.includes(job.gc) && (sizes === undefined || sizes.includes(job.pods)) && scenarios.includes(scenarioOf(job));
+    variants.includes(job.variant) && profile.gcSettings.includes(job.gc) && (sizes === undefined || sizes.includes(job.pods)) && scenarios.includes(scenarioOf(job)) && objects.includes(objectsOf(job));
   return previous.filter((run) => !repeated(run.job));
 }
 

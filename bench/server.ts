@@ -1,6 +1,8 @@
 /**
- * The server process of the benchmark: the loopback API server filled by the churn generator with
- * realistic pods (managedFields included, ~4.4 KB of JSON each), driven over IPC by the
+ * The server process of the benchmark: the loopback API server filled with realistic objects of
+ * one kind per setup (`ObjectKind`: the churn generator's pods with managedFields, ~4.4 KB of JSON
+ * each, or without, ~1.4 KB; or Argo CD–style Applications, a custom resource of ~20 KB, from
+ * `makeApplication`), driven over IPC by the
  * orchestrator. It produces MODIFIED events on request, each stamped with its write time, either
  * as fast as the client takes them (flow-controlled by the client's acknowledgements) or at a
  * fixed rate, and triggers a 410 relist. Each setup answers like the version profile of its
@@ -20,7 +22,10 @@ import { startApiServer, type ApiServer } from '../lib/testing/server';
 import type { ClusterStoreImpl } from '../lib/testing/clusterStore';
 import type { StoreEvent } from '../lib/testing/history';
 import { createChurn } from '../lib/testing/churn';
-import { pods, type Pod } from '../lib/resources/builtins';
+import type { Resource } from '../lib/resources/resource';
+import type { KubeObject } from '../lib/store/object';
+import { applications, makeApplication } from '../lib/testing/applications';
+import { seededRandom } from '../lib/testing/random';
 import {
   SCENARIO_SERVER_VERSION,
   RELIST_MARKER_ANNOTATION,
@@ -31,6 +36,8 @@ import {
   type ServerMessage,
   type ServerReply,
   type ServerRequest,
+  benchResourceOf,
+  type ObjectKind,
   type Scenario,
 } from './protocol';
 
@@ -106,6 +113,8 @@ function attachPreSerialized(event: StoreEvent): void {
 }
 
 let server: ApiServer | undefined;
+/** The resource of the current setup's objects. */
+let resource: Resource<KubeObject> = benchResourceOf('pod');
 let targets: PodRef[] = [];
 let nextTarget = 0;
 let acked = 0;
@@ -128,16 +137,16 @@ function store(): ApiServer['store'] {
 
 /** Writes one MODIFIED event: the next pod in turn, stamped with the time of the write. */
 function updatePod(target: PodRef, sequence: number, extraAnnotation?: string): void {
-  const current = store().get(pods, target.namespace, target.name);
-  if (current === undefined) throw new Error(`pod ${target.namespace}/${target.name} vanished`);
+  const current = store().get(resource, target.namespace, target.name);
+  if (current === undefined) throw new Error(`${resource.kind} ${target.namespace}/${target.name} vanished`);
   const values: TemplateValues = { rv: String(Number(store().resourceVersion) + 1), seq: String(sequence), stamp: wallClockMs().toFixed(3) };
   const annotations: Record<string, string> = { ...current.metadata.annotations, [SEQUENCE_ANNOTATION]: values.seq, [WRITTEN_AT_ANNOTATION]: values.stamp };
   if (extraAnnotation !== undefined) annotations[extraAnnotation] = 'true';
-  const next: Pod = { ...current, metadata: { ...current.metadata, annotations } };
+  const next: KubeObject = { ...current, metadata: { ...current.metadata, annotations } };
   const key = `${target.namespace}/${target.name}`;
   const template = extraAnnotation === undefined && preSerialized ? templates.get(key) : undefined;
   if (template !== undefined) pendingJson = { rv: Number(values.rv), json: render(template, values) };
-  const stored = store().update(pods, next);
+  const stored = store().update(resource, next);
   pendingJson = undefined;
   if (template === undefined && extraAnnotation === undefined) {
     const cut = templateOf(JSON.stringify(stored), values);
@@ -153,24 +162,41 @@ function updateOne(sequence: number, extraAnnotation?: string): void {
   updatePod(target, sequence, extraAnnotation);
 }
 
-async function setup(podCount: number, scenario: Scenario): Promise<void> {
+/** Namespaces the objects are spread over. */
+const NAMESPACES = 10;
+
+/** Fills the store with `count` objects of the kind, deterministically. */
+function populate(store: ApiServer['store'], objects: ObjectKind, count: number): void {
+  if (objects !== 'application') {
+    createChurn(store, { pods: count, namespaces: NAMESPACES, seed: 42, managedFields: objects === 'pod' }).populate();
+    return;
+  }
+  const random = seededRandom(42);
+  for (let i = 0; i < count; i++) {
+    const namespace = `ns-${i % NAMESPACES}`;
+    store.create(applications, makeApplication(random, namespace, `app-${i.toString(36).padStart(4, '0')}`));
+  }
+}
+
+async function setup(podCount: number, scenario: Scenario, objects: ObjectKind): Promise<void> {
   await server?.close();
   server = undefined;
   targets = [];
   // Drop the previous population before building the next one.
   (globalThis as { gc?: () => void }).gc?.();
   const serverVersion = SCENARIO_SERVER_VERSION[scenario];
-  server = await startApiServer({ historyLimit: HISTORY_LIMIT, bookmarkIntervalMs: 0, ...(serverVersion === undefined ? {} : { serverVersion }) });
-  createChurn(server.store, { pods: podCount, namespaces: 10, seed: 42, managedFields: true }).populate();
+  resource = benchResourceOf(objects);
+  server = await startApiServer({ historyLimit: HISTORY_LIMIT, bookmarkIntervalMs: 0, resources: [applications], ...(serverVersion === undefined ? {} : { serverVersion }) });
+  populate(server.store, objects, podCount);
   templates.clear();
   preSerialized = true;
   checkedEvents = 0;
-  (server.store as ClusterStoreImpl).subscribe(pods, attachPreSerialized);
-  targets = server.store.list(pods).map((pod) => ({ namespace: pod.metadata.namespace ?? '', name: pod.metadata.name }));
+  (server.store as ClusterStoreImpl).subscribe(resource, attachPreSerialized);
+  targets = server.store.list(resource).map((pod) => ({ namespace: pod.metadata.namespace ?? '', name: pod.metadata.name }));
   // Every pod gets its bench annotations now (and a template), before any client lists.
   for (const target of targets) updatePod(target, 0);
   nextTarget = 0;
-  const all = server.store.list(pods);
+  const all = server.store.list(resource);
   const sample = all.slice(0, 100);
   const podJsonBytes = sample.reduce((sum, pod) => sum + Buffer.byteLength(JSON.stringify(pod)), 0) / Math.max(1, sample.length);
   send({ type: 'ready', url: server.url, podJsonBytes, preSerialized: preSerialized && templates.size === targets.length });
@@ -268,12 +294,12 @@ process.on('message', (command: ServerCommand) => {
   const run = async (): Promise<void> => {
     switch (command.type) {
       case 'setup':
-        return setup(command.pods, command.scenario);
+        return setup(command.pods, command.scenario, command.objects);
       case 'arm':
         server?.faults.clear();
         server?.requests.clear();
         if (command.closeWatchAfterEvents !== undefined) {
-          server?.faults.inject({ kind: 'closeAfterEvents', events: command.closeWatchAfterEvents }, { verb: 'watch', resource: 'pods' });
+          server?.faults.inject({ kind: 'closeAfterEvents', events: command.closeWatchAfterEvents }, { verb: 'watch', resource: resource.plural });
         }
         return send({ type: 'armed' });
       case 'client':

@@ -1,21 +1,24 @@
 /**
- * Variant b: rx-informer with its default options plus one label index (`app`), and one
+ * Variant b: rx-informer with its default options plus one label index (`app`; `team` for the
+ * Applications), and one
  * `handle()` subscription per handler. Synced means every handler has processed the initial list
  * (the `'synced'` event), the moment client-node's `start()` also stands for. It lists with a
  * streaming list in the `streaming` scenario and with paged lists otherwise, whatever the default.
  */
 import type { Subscription } from 'rxjs';
 import { informer } from '../../lib/informer/informer';
-import { pods, type Pod } from '../../lib/resources/builtins';
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX, type IndexFunc } from '../../lib/store/indexers';
 import { dropManagedFields } from '../../lib/store/transforms';
-import type { ClientConfig } from '../protocol';
+import type { KubeObject } from '../../lib/store/object';
+import { benchResourceOf, type ClientConfig } from '../protocol';
 import { runClient, type ClientUnderTest, type UpdateHandler } from './harness';
 import { loopbackKubeConfig } from './kubeConfig';
 
 function rxInformer(config: ClientConfig, handlers: readonly UpdateHandler[]): ClientUnderTest {
-  const indexers: Record<string, IndexFunc<Pod>> = { [NAMESPACE_INDEX]: namespaceIndex, app: labelIndex('app') };
-  const podInformer = informer(loopbackKubeConfig(config.serverUrl), pods, {
+  // The label index: pods carry `app`, the Applications `team`.
+  const label = config.objects === 'application' ? 'team' : 'app';
+  const indexers: Record<string, IndexFunc<KubeObject>> = { [NAMESPACE_INDEX]: namespaceIndex, [label]: labelIndex(label) };
+  const podInformer = informer(loopbackKubeConfig(config.serverUrl), benchResourceOf(config.objects), {
     indexers,
     // BENCH_SHARE_UNCHANGED=0 measures b without structural sharing (before/after figures).
     shareUnchanged: process.env['BENCH_SHARE_UNCHANGED'] !== '0',

@@ -6,10 +6,10 @@
  */
 import http from 'node:http';
 import type { KubeObject } from '../../lib/store/object';
-import { RELIST_MARKER_ANNOTATION, type ClientConfig } from '../protocol';
+import { resourcePath } from '../../lib/resources/resource';
+import { RELIST_MARKER_ANNOTATION, benchResourceOf, type ClientConfig } from '../protocol';
 import type { ClientUnderTest, UpdateHandler } from './harness';
 
-const PODS_PATH = '/api/v1/pods';
 const PAGE_LIMIT = 500;
 
 interface ListBody {
@@ -48,6 +48,7 @@ function withoutManagedFields(object: KubeObject): KubeObject {
 
 /** A floor client: list in pages of 500, then watch; see the file comment. */
 export function floorClient(config: ClientConfig, handlers: readonly UpdateHandler[], keep: boolean): ClientUnderTest {
+  const collection = resourcePath(benchResourceOf(config.objects));
   let cache = new Map<string, KubeObject>();
   let resourceVersion = '';
   let request: http.ClientRequest | undefined;
@@ -66,7 +67,7 @@ export function floorClient(config: ClientConfig, handlers: readonly UpdateHandl
     let continueToken: string | undefined;
     do {
       const query = new URLSearchParams({ limit: String(PAGE_LIMIT), ...(continueToken === undefined ? { resourceVersion: '0' } : { continue: continueToken }) });
-      const page = JSON.parse(await getText(`${config.serverUrl}${PODS_PATH}?${query}`)) as ListBody;
+      const page = JSON.parse(await getText(`${config.serverUrl}${collection}?${query}`)) as ListBody;
       for (const item of page.items) {
         if (keep) fresh.set(keyOf(item), cacheable(item));
         if (item.metadata.annotations?.[RELIST_MARKER_ANNOTATION] !== undefined) marked.push(item);
@@ -81,7 +82,7 @@ export function floorClient(config: ClientConfig, handlers: readonly UpdateHandl
   const watch = (): void => {
     const query = new URLSearchParams({ watch: '1', resourceVersion, allowWatchBookmarks: 'true' });
     let relistNeeded = false;
-    request = http.get(`${config.serverUrl}${PODS_PATH}?${query}`, (response) => {
+    request = http.get(`${config.serverUrl}${collection}?${query}`, (response) => {
       response.setEncoding('utf8');
       let rest = '';
       response.on('data', (chunk: string) => {
