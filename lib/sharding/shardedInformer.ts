@@ -13,7 +13,7 @@ import { kubeListerWatcher } from '../sources/kubeListerWatcher';
 import type { ListerWatcher } from '../sources/listerWatcher';
 import type { BucketHandover } from '../store/handover';
 import type { KubeObject } from '../store/object';
-import { resolveRingConfig, type RingMemberOptions } from './ringConfig';
+import { resolveRingConfig, ringViewBackoff, type RingMemberOptions } from './ringConfig';
 import { RING_LABEL } from './ringLease';
 import { labelShardedInformer, type LabelShardedInformer, type LabelShardedInformerOptions } from './labelShardedInformer';
 import { ringMembership, type OwnershipEvent } from './ringMember';
@@ -203,7 +203,8 @@ export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: 
   const scheduler = options.scheduler ?? asyncScheduler;
   const logger = options.logger ?? silentLogger;
   const ringOptions: RingMemberOptions = { ...options, scheduler, logger };
-  const { buckets: count, identity } = resolveRingConfig(ringOptions);
+  const ringConfig = resolveRingConfig(ringOptions);
+  const { buckets: count, identity } = ringConfig;
   const key = options.key ?? 'uid';
   const name = options.name ?? `sharded#${identity}`;
   const filtering = new BehaviorSubject<ShardFilterMode>(options.mode ?? 'server');
@@ -212,7 +213,7 @@ export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: 
   // Per informer, not per module: the buckets served now, and whether the ring view has synced.
   const owned = new Set<number>();
   let ready = false;
-  const ringView = informerFrom(sources.ringListerWatcher, { name: `${name} ring`, scheduler, logger });
+  const ringView = informerFrom(sources.ringListerWatcher, { name: `${name} ring`, scheduler, logger, backoff: ringViewBackoff(ringConfig) });
   const ownership$ = ringMembership(sources.leaseClient, ringView.informer$, ringOptions).pipe(
     tap((event) => {
       if (event.type === 'members') ready = true;

@@ -4,6 +4,7 @@ import { leases } from '../../lib/resources/builtins';
 import { placeBuckets } from '../../lib/sharding/placement';
 import { ringMembership, type OwnershipEvent } from '../../lib/sharding/ringMember';
 import { RING_LABEL } from '../../lib/sharding/ringLease';
+import { ringViewBackoff } from '../../lib/sharding/ringConfig';
 import { createClusterStore, skewedScheduler, storeLeaseClient, storeListerWatcher, type ClockSkew, type ClusterStore, type LeaseFault } from '../../lib/testing';
 
 /**
@@ -109,6 +110,7 @@ export class Ring {
     const view = informerFrom(storeListerWatcher(this.store, leases, { scheduler, latency: () => ({ there: member.latency / 2, back: member.latency / 2 + member.watchLag }), fault, namespace: RING.namespace, labelSelector: `${RING_LABEL}=${RING.name}` }), {
       name: `ring@${id}`,
       scheduler,
+      backoff: ringViewBackoff(TIMINGS),
     });
     this.subscriptions.set(
       id,

@@ -128,6 +128,24 @@ describe('sharding ring simulation', () => {
     expect(result.owners).toEqual(result.expected);
   });
 
+  it('a member partitioned until its view’s backoff reached its cap takes its buckets back within the bound once it heals', () => {
+    // Jitter draws at the top of [d, 2d), and the partition heals just after the view's sixth
+    // failed list: with the reflector's default backoff (30 s cap) its next list came ~59 s
+    // later, and the member's buckets were still unowned when the ring should have settled.
+    const random = jest.spyOn(Math, 'random').mockReturnValue(0.99);
+    try {
+      const result = play({
+        buckets: 16,
+        members: [0, 1, 2].map((i) => ({ offset: i * 5_000, rate: 1, latency: 30, watchLag: 0 })),
+        disruptions: [{ at: 20_000, kind: 'partition', who: 2, forMs: 103_000 }],
+      });
+      expect(result).toMatchObject({ overlaps: [], lateGaps: [], openGap: 0 });
+      expect(result.owners).toEqual(result.expected);
+    } finally {
+      random.mockRestore();
+    }
+  });
+
   it('serves a bucket only once its view has caught up with its own claim, so a lagging watch cannot hide a rival claim', () => {
     // One member leaves as another joins: m0 (whose watch lags 2 s) and the joiner both place the
     // leaver's buckets on themselves for a moment, and both claim some. Each must see its own claim
