@@ -1,48 +1,83 @@
 /**
  * Micro-benchmark of the structural-sharing walk alone: `shareUnchanged` between the cached
- * version of a pod and its next version just parsed, over a cache of N pods updated
+ * version of an object and its next version just parsed, over a cache of N objects updated
  * round-robin (so the cached version is as cold in memory as in an informer):
  *
- *   node -r ts-node/register/transpile-only bench/micro/shareWalk.ts [cached=1000] [events=200000]
+ *   node -r ts-node/register/transpile-only bench/micro/shareWalk.ts [cached=1000] [events=200000] [pod|application]
+ *
+ * Objects: `pod` (~4.6 KB with managedFields; add `-r ./bench/micro/smallPods.ts` after ts-node
+ * for ~1.5 KB pods without them) or `application` (~21 KB, lib/testing/applications.ts).
+ * SHARE_WALK_MODULE=<path of another copy of shareUnchanged.ts> measures that copy too, in
+ * blocks of events alternating with this one's (before/after figures from one run).
  *
  * Prints the walk's µs per new object (the initial list), then µs per event of JSON.parse and
- * of the walk, timed separately.
+ * of the walk, timed separately, and the walk's time as a fraction of the parse's.
  */
+import { resolve } from 'node:path';
+import { makeApplication } from '../../lib/testing/applications';
 import { makePod, seededRandom } from '../../lib/testing/churn';
-import { shareUnchanged } from '../../lib/store/shareUnchanged';
+import * as shareModule from '../../lib/store/shareUnchanged';
 
-const [cachedText = '1000', eventsText = '200000'] = process.argv.slice(2);
+const [cachedText = '1000', eventsText = '200000', kind = 'pod'] = process.argv.slice(2);
 const cached = Number(cachedText);
 const events = Number(eventsText);
+const alternative = process.env['SHARE_WALK_MODULE'];
+const make = kind === 'application' ? makeApplication : kind === 'pod' ? makePod : undefined;
+if (make === undefined) throw new Error(`unknown kind ${kind}: pod or application`);
+
 const random = seededRandom(7);
 const templates: string[][] = [];
 const texts: string[] = [];
 for (let i = 0; i < cached; i++) {
-  const pod = makePod(random, `ns-${i % 10}`, `pod-${i}`);
-  const text = JSON.stringify({ ...pod, metadata: { ...pod.metadata, resourceVersion: '1', annotations: { seq: '0' } } });
+  const object = make(random, `ns-${i % 10}`, `${kind}-${i}`);
+  const text = JSON.stringify({ ...object, metadata: { ...object.metadata, resourceVersion: '1', annotations: { seq: '0' } } });
   templates.push(text.split(/"resourceVersion":"\d+"|"seq":"0"/));
   texts.push(text);
 }
+/** One copy of the walk under test, with its own cache of N objects and its timings. */
+interface Variant {
+  readonly name: string;
+  readonly share: typeof shareModule.shareUnchanged;
+  readonly cache: object[];
+  internMs: number;
+  parseMs: number;
+  walkMs: number;
+  events: number;
+}
+const variants: Variant[] = [{ name: 'lib', share: shareModule.shareUnchanged, cache: [], internMs: 0, parseMs: 0, walkMs: 0, events: 0 }];
+// A module chosen at run time, hence require.
+if (alternative !== undefined) variants.push({ name: alternative, share: (require(resolve(alternative)) as typeof shareModule).shareUnchanged, cache: [], internMs: 0, parseMs: 0, walkMs: 0, events: 0 });
+
 // The initial list: new objects, whose walk only swaps their `{}`s for the shared one.
-const cache: object[] = [];
-let internMs = 0;
-for (const text of texts.splice(0)) {
-  const parsed = JSON.parse(text) as object;
-  const t0 = performance.now();
-  cache.push(shareUnchanged(undefined, parsed));
-  internMs += performance.now() - t0;
+for (const variant of variants) {
+  for (const text of texts) {
+    const parsed = JSON.parse(text) as object;
+    const t0 = performance.now();
+    variant.cache.push(variant.share(undefined, parsed));
+    variant.internMs += performance.now() - t0;
+  }
 }
-let parseMs = 0;
-let walkMs = 0;
-for (let event = 0; event < events; event++) {
-  const slot = event % cached;
-  const parts = templates[slot]!;
-  const t0 = performance.now();
-  const parsed = JSON.parse(`${parts[0]}"resourceVersion":"${event + 2}"${parts[1]}"seq":"${event + 1}"${parts[2]}`) as object;
-  const t1 = performance.now();
-  cache[slot] = shareUnchanged(cache[slot], parsed);
-  const t2 = performance.now();
-  parseMs += t1 - t0;
-  walkMs += t2 - t1;
+// Blocks of events alternate between the variants, so that both see the same load from the rest of the machine.
+const BLOCK = 500;
+for (let block = 0; block * BLOCK < events * variants.length; block++) {
+  const variant = variants[block % variants.length]!;
+  for (let i = 0; i < BLOCK && variant.events < events; i++) {
+    const event = variant.events++;
+    const slot = event % cached;
+    const parts = templates[slot]!;
+    const t0 = performance.now();
+    const parsed = JSON.parse(`${parts[0]}"resourceVersion":"${event + 2}"${parts[1]}"seq":"${event + 1}"${parts[2]}`) as object;
+    const t1 = performance.now();
+    variant.cache[slot] = variant.share(variant.cache[slot], parsed);
+    const t2 = performance.now();
+    variant.parseMs += t1 - t0;
+    variant.walkMs += t2 - t1;
+  }
 }
-process.stdout.write(`cached=${cached}: new objects ${((internMs * 1000) / cached).toFixed(2)} µs each; events=${events}: parse ${((parseMs * 1000) / events).toFixed(2)} µs/event, walk ${((walkMs * 1000) / events).toFixed(2)} µs/event\n`);
+const bytes = templates[0]!.join('').length;
+for (const { name, internMs, parseMs, walkMs } of variants) {
+  process.stdout.write(
+    `${name}: ${kind} (~${bytes} B) cached=${cached}: new objects ${((internMs * 1000) / cached).toFixed(2)} µs each; ` +
+      `events=${events}: parse ${((parseMs * 1000) / events).toFixed(2)} µs/event, walk ${((walkMs * 1000) / events).toFixed(2)} µs/event (${(walkMs / parseMs).toFixed(2)}× parse)\n`,
+  );
+}

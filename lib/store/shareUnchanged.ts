@@ -41,12 +41,12 @@ const EMPTY_OBJECT: object = Object.freeze({});
  *   (and frozenness) of empty objects differs.
  * - Only plain objects and arrays are compared (a `Date` or class instance is kept as is); an
  *   own `__proto__` key is never shared; frozen containers in `incoming` are not written.
- * - One walk over `incoming` down to depth 64, no hashing: O(size of the object), ~13–14 µs for
- *   such a pod, 0.44–0.47× the time of its `JSON.parse` in the same run (`bench/micro/shareWalk.ts`;
- *   0.53–0.57× while the walk still wrote the children of containers found equal), independent
- *   of how many objects are cached. When the young generation is large enough for replaced versions to
- *   die young anyway (a small cache with `--max-semi-space-size=64`), that walk is a net cost of
- *   ~10 µs per update.
+ * - One walk over `incoming` down to depth 64, no hashing: O(size of the object), independent
+ *   of how many objects are cached. Measured against the `JSON.parse` of the same events in the
+ *   same process (`bench/micro/shareWalk.ts`, 1k cached): 0.36–0.39× on ~4.4 KB pods (19–29 µs
+ *   on a loaded machine), 0.37–0.40× on ~1.5 KB pods without managedFields (6–8 µs), 0.32–0.34×
+ *   on ~22 KB Applications. When the young generation is large enough for replaced versions to
+ *   die young anyway (a small cache with `--max-semi-space-size=64`), that walk is a net cost.
  * - `incoming` is mutated in place (its containers get `previous`'s children), so it must be an
  *   object nobody else holds, such as one just parsed from the wire.
  *
@@ -93,10 +93,16 @@ function reuse(previous: unknown, incoming: unknown, depth: number): unknown {
   // Object.is, not ===: sharing must not turn a -0 into a 0.
   if (Object.is(previous, incoming)) return previous;
   if (typeof incoming !== 'object' || incoming === null || depth >= MAX_DEPTH) return incoming;
+  if (typeof previous !== 'object' || previous === null) return intern(incoming, depth);
+  return reuseContainer(previous, incoming, depth);
+}
+
+/** {@link reuse} for two distinct containers above depth 64. */
+function reuseContainer(previous: object, incoming: object, depth: number): object {
   // Most of a pod's objects are managedFields' `{}` marks, stored as the shared one: settled
   // here without the general walk (2–3 µs of ~16 per pod).
   if (previous === EMPTY_OBJECT && isEmptyObject(incoming)) return EMPTY_OBJECT;
-  const equal = typeof previous === 'object' && previous !== null ? shareChildren(previous, incoming, depth + 1) : undefined;
+  const equal = shareChildren(previous, incoming, depth + 1);
   if (equal === undefined) return intern(incoming, depth);
   if (equal) return previous;
   // A map that lost all its keys: the walk has not seen it as a new object, so intern it here.
@@ -172,8 +178,15 @@ function shareElements(previous: readonly unknown[], incoming: unknown[], depth:
   let same = 0;
   let kept: unknown;
   for (; same < common; same++) {
-    kept = reuse(previous[same], incoming[same], depth);
-    if (!Object.is(kept, previous[same])) break;
+    const was = previous[same];
+    const now = incoming[same];
+    if (Object.is(was, now)) continue;
+    kept = now;
+    if (typeof now === 'object' && now !== null && depth < MAX_DEPTH) {
+      if (typeof was !== 'object' || was === null) kept = intern(now, depth);
+      else if ((kept = reuseContainer(was, now, depth)) === was) continue;
+    }
+    break;
   }
   if (same === common && previous.length === incoming.length) return true;
   const writable = !Object.isFrozen(incoming);
@@ -195,28 +208,53 @@ function shareElements(previous: readonly unknown[], incoming: unknown[], depth:
 
 /** As {@link shareElements}, for the properties of plain objects. */
 function shareProperties(previous: Readonly<Record<string, unknown>>, incoming: Record<string, unknown>, depth: number): boolean {
-  let equal = true;
-  let writable: boolean | undefined;
   let keys = 0;
   for (const key in incoming) {
     keys++;
     const now = incoming[key];
     // Reading `previous.__proto__` without an own key yields Object.prototype, not a child.
-    const was = key === '__proto__' ? undefined : previous[key];
-    const kept = key === '__proto__' ? now : reuse(was, now, depth);
-    if (equal) {
-      // A key the previous version lacks is new (reuse() then interns it), even when its value is undefined.
-      if (key !== '__proto__' && Object.is(kept, was) && (was !== undefined || Object.hasOwn(previous, key))) continue;
-      equal = false;
-      if ((writable = !Object.isFrozen(incoming))) adoptBefore(previous, incoming, key);
+    if (key === '__proto__') return sharePropertiesFrom(previous, incoming, depth, key, now);
+    const was = previous[key];
+    if (Object.is(was, now)) {
+      // A key the previous version lacks is new, even when its value is undefined.
+      if (was !== undefined || Object.hasOwn(previous, key)) continue;
+      return sharePropertiesFrom(previous, incoming, depth, key, now);
     }
-    if (kept !== now && writable) incoming[key] = kept;
+    let kept: unknown = now;
+    if (typeof now === 'object' && now !== null && depth < MAX_DEPTH) {
+      if (typeof was !== 'object' || was === null) kept = intern(now, depth);
+      else if ((kept = reuseContainer(was, now, depth)) === was) continue;
+    }
+    return sharePropertiesFrom(previous, incoming, depth, key, kept);
   }
-  if (equal) {
-    for (const _key in previous) keys--;
-    if (keys === 0) return true;
-    // Unequal only by the keys it lacks: its own are all equal, and shared now.
-    if (!Object.isFrozen(incoming)) adoptBefore(previous, incoming, undefined);
+  for (const _key in previous) keys--;
+  if (keys === 0) return true;
+  // Unequal only by the keys it lacks: its own are all equal, and shared now.
+  if (!Object.isFrozen(incoming)) adoptBefore(previous, incoming, undefined);
+  return false;
+}
+
+/**
+ * The rest of {@link shareProperties} from the first key whose value differs, `first`, already
+ * compared (`kept` is what `incoming` keeps there): the equal keys before it take `previous`'s
+ * values, the later ones are compared and written one by one.
+ */
+function sharePropertiesFrom(previous: Readonly<Record<string, unknown>>, incoming: Record<string, unknown>, depth: number, first: string, kept: unknown): false {
+  const writable = !Object.isFrozen(incoming);
+  if (writable) {
+    adoptBefore(previous, incoming, first);
+    if (kept !== incoming[first]) incoming[first] = kept;
+  }
+  let after = false;
+  for (const key in incoming) {
+    if (!after) {
+      after = key === first;
+      continue;
+    }
+    if (key === '__proto__') continue;
+    const now = incoming[key];
+    const shared = reuse(previous[key], now, depth);
+    if (shared !== now && writable) incoming[key] = shared;
   }
   return false;
 }

@@ -261,3 +261,87 @@ describe('shareUnchanged and a map emptied by an update', () => {
     expect(Object.isFrozen(next[0])).toBe(true);
   });
 });
+
+describe('shareUnchanged from the first difference in a container on', () => {
+  it('takes the previous children before the first changed key and compares the ones after it', () => {
+    const previous = { a: { x: 1 }, b: [1, { y: 2 }], changed: 'old', c: { z: 3 }, d: [{}] };
+    const next = clone(previous);
+    next.changed = 'new';
+    shareUnchanged(undefined, previous);
+    shareUnchanged(previous, next);
+    expect(next.a).toBe(previous.a);
+    expect(next.b).toBe(previous.b);
+    expect(next.c).toBe(previous.c);
+    expect(next.d).toBe(previous.d);
+    expect(next.changed).toBe('new');
+  });
+
+  it('treats the same keys in another order as equal, and a key added or removed anywhere as a change', () => {
+    const previous = { outer: { a: { x: 1 }, b: 2, c: { y: 3 } } };
+    const reordered = { outer: { c: { y: 3 }, b: 2, a: { x: 1 } } };
+    shareUnchanged(previous, reordered);
+    expect(reordered.outer).toBe(previous.outer);
+    for (const [label, outer] of [
+      ['added first', { z: 0, a: { x: 1 }, b: 2, c: { y: 3 } }],
+      ['added in the middle', { a: { x: 1 }, z: 0, b: 2, c: { y: 3 } }],
+      ['added last', { a: { x: 1 }, b: 2, c: { y: 3 }, z: 0 }],
+      ['removed first', { b: 2, c: { y: 3 } }],
+      ['removed last', { a: { x: 1 }, b: 2 }],
+    ] as const) {
+      const next: { outer: Record<string, unknown> } = { outer: clone(outer) };
+      shareUnchanged(previous, next);
+      expect([label, next.outer === previous.outer]).toEqual([label, false]);
+      expect([label, next.outer]).toEqual([label, outer]);
+      if ('a' in outer) expect([label, next.outer['a'] === previous.outer.a]).toEqual([label, true]);
+      if ('c' in outer) expect([label, next.outer['c'] === previous.outer.c]).toEqual([label, true]);
+    }
+  });
+
+  it('counts a key holding undefined that the previous version lacks as new, first or later', () => {
+    const previous = { first: { a: 1 }, later: { a: 1 } };
+    const next = { first: { u: undefined, a: 1 } as Record<string, unknown>, later: { a: 1, u: undefined } as Record<string, unknown> };
+    shareUnchanged(previous, next);
+    expect(next.first).not.toBe(previous.first);
+    expect(next.later).not.toBe(previous.later);
+    expect(Object.hasOwn(next.first, 'u') && Object.hasOwn(next.later, 'u')).toBe(true);
+  });
+
+  it('shares inside the later children of a frozen container without writing the container', () => {
+    const previous = { list: [{ x: 1 }], changed: 1, after: { inner: { y: 2 }, other: 1 } };
+    const after = { inner: { y: 2 }, other: 2 };
+    const next = Object.freeze({ list: [{ x: 1 }], changed: 2, after });
+    expect(() => shareUnchanged(previous, next)).not.toThrow();
+    expect(next.list).not.toBe(previous.list);
+    expect(next.after).toBe(after);
+    expect(after.inner).toBe(previous.after.inner);
+  });
+
+  it('compares arrays that grow or shrink element by element, and keeps -0 and NaN elements as they are', () => {
+    const previous = { grow: [{ a: 1 }, { b: 2 }], shrink: [{ a: 1 }, { b: 2 }, { c: 3 }], zero: [{ a: 1 }, 0, { b: 2 }], nan: [Number.NaN, { a: 1 }] };
+    const next = { grow: [{ a: 1 }, { b: 2 }, { c: {} }], shrink: [{ a: 1 }, { b: 2 }], zero: [{ a: 1 }, -0, { b: 2 }], nan: [Number.NaN, { a: 1 }] };
+    shareUnchanged(previous, next);
+    expect(next.grow[0]).toBe(previous.grow[0]);
+    expect(next.grow[1]).toBe(previous.grow[1]);
+    expect(Object.isFrozen(next.grow[2]!['c'])).toBe(true);
+    expect(next.shrink).not.toBe(previous.shrink);
+    expect(next.shrink[1]).toBe(previous.shrink[1]);
+    expect(next.zero).not.toBe(previous.zero);
+    expect(Object.is(next.zero[1], -0)).toBe(true);
+    expect(next.zero[0]).toBe(previous.zero[0]);
+    expect(next.zero[2]).toBe(previous.zero[2]);
+    expect(next.nan).toBe(previous.nan);
+  });
+
+  it('writes nothing into a container with an own __proto__ key, wherever the key is', () => {
+    const previous = JSON.parse('{"first":{"__proto__":{"p":1},"a":{"x":1}},"last":{"a":{"x":1},"__proto__":{"p":1}}}') as Record<string, Record<string, object>>;
+    const next = JSON.parse('{"first":{"__proto__":{"p":1},"a":{"x":1}},"last":{"a":{"x":1},"__proto__":{"p":1}}}') as Record<string, Record<string, object>>;
+    shareUnchanged(previous, next);
+    for (const name of ['first', 'last']) {
+      const container = next[name]!;
+      expect(container).not.toBe(previous[name]);
+      expect(Object.getPrototypeOf(container)).toBe(Object.prototype);
+      expect(container['a']).toBe(previous[name]!['a']);
+      expect(Object.getOwnPropertyDescriptor(container, '__proto__')?.value).not.toBe(Object.getOwnPropertyDescriptor(previous[name], '__proto__')?.value);
+    }
+  });
+});
