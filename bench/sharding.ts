@@ -10,8 +10,13 @@
  * it, so every mode splits the pods alike), and the replicas select their label. Once every replica serves the buckets the placement
  * gives it and its cache is synced, each reports its heap after a full GC, minus its heap before
  * the informer started (the cache's share of the heap). Then this process updates `--events` pods
- * as fast as it can, and each replica reports how long it took to apply the updates of its own
- * pods (from the first update sent to its last one applied): its events/s. Runs are interleaved
+ * as fast as it can, and each replica reports how long it took until its cache held the last
+ * version of every pod of its own that was updated (from the first update sent): its events/s.
+ * The replica checks the final state, not a count of update changes: a relist folds several
+ * updates of a pod into one change, and a bucket lost and won back mid-run (its Lease renewed
+ * late on a busy machine) brings its pods back as adds. A run that does not finish within
+ * `--timeout` seconds (default 900) fails, naming the replicas and the pods they still miss.
+ * Runs are interleaved
  * (round 1 of every configuration, then round 2, ...: `--reps` rounds) and reported as ranges.
  *
  * The goal: per-replica heap ≈ 1/N of one replica's in `server` and `label` modes; `client` mode
@@ -42,12 +47,16 @@ type Mode = ShardFilterMode | 'label';
 const labelRing = (replicas: number): string => `bench-label-${replicas}`;
 const membersOf = (replicas: number): string[] => Array.from({ length: replicas }, (_, i) => `replica-${i}`);
 
-/** Parent → replica. */
-type Command = { readonly kind: 'expect'; readonly updates: number };
+/** Parent → replica: the updates of this replica's pods, and the `bench` label each pod ends with (by namespace/name). */
+type Command = { readonly kind: 'expect'; readonly updates: number; readonly finals: Readonly<Record<string, string>>; readonly sentAt: number };
 /** Replica → parent. */
 type Report =
   | { readonly kind: 'settled'; readonly heapBytes: number; readonly cacheHeapBytes: number; readonly objects: number }
-  | { readonly kind: 'applied'; readonly updates: number; readonly firstAt: number; readonly lastAt: number };
+  | { readonly kind: 'applied'; readonly updates: number; readonly firstAt: number; readonly lastAt: number }
+  | { readonly kind: 'missing'; readonly id: string; readonly pending: number; readonly example: string | undefined };
+
+const keyOf = (pod: Pod): string => `${pod.metadata.namespace}/${pod.metadata.name}`;
+const benchLabel = (pod: Pod | undefined): string | undefined => pod?.metadata.labels?.['bench'];
 
 function heapAfterGc(): number {
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -56,7 +65,7 @@ function heapAfterGc(): number {
   return process.memoryUsage().heapUsed;
 }
 
-/** A replica process: caches its share, reports its heap, then counts the updates it applies. */
+/** A replica process: caches its share, reports its heap, then times the updates of its pods until its cache holds their last versions. */
 async function replica(url: string, id: string, members: readonly string[], mode: Mode, ring: string, leaseNamespace: string): Promise<void> {
   const send = (report: Report): void => void process.send!(report);
   // The baseline: client-node loaded (the KubeConfig) and the informer built, nothing listed yet.
@@ -79,15 +88,24 @@ async function replica(url: string, id: string, members: readonly string[], mode
     describe = () => `${bucketShard.owned().length} buckets (placed ${placed.split(',').length})`;
   }
   const before = heapAfterGc();
-  let updates = 0;
   let firstAt = 0;
-  let lastAt = 0;
-  let expected = Infinity;
+  let expected: Command | undefined;
+  /** The pods whose last version the cache does not hold yet: namespace/name → their final `bench` label. */
+  const pending = new Map<string, string>();
+  /** When the cache last changed: the end, when every update was applied before the command arrived. */
+  let changedAt = 0;
+  const finish = (): void => {
+    if (expected !== undefined && pending.size === 0) send({ kind: 'applied', updates: expected.updates, firstAt, lastAt: changedAt });
+  };
+  let current: Snapshot<Pod> | undefined;
+  const tracking = shard.informer$.subscribe((s) => (current = s));
   const counting = shard.changes$.subscribe((change) => {
-    if (change.type !== 'update') return;
-    updates++;
-    lastAt = Date.now();
-    if (updates >= expected) send({ kind: 'applied', updates, firstAt, lastAt });
+    changedAt = Date.now();
+    if (change.type === 'delete' || pending.size === 0) return;
+    const key = keyOf(change.object);
+    if (pending.get(key) !== benchLabel(change.object)) return;
+    pending.delete(key);
+    finish();
   });
   let latest = { synced: false, size: 0 };
   const progress = setInterval(() => process.stderr.write(`${id}: ${describe()}, ${latest.size} pods, synced ${latest.synced}\n`), 30_000);
@@ -104,14 +122,20 @@ async function replica(url: string, id: string, members: readonly string[], mode
   await new Promise((resolve) => setTimeout(resolve, 500));
   const heapBytes = heapAfterGc();
   send({ kind: 'settled', heapBytes, cacheHeapBytes: heapBytes - before, objects: snapshot.size });
-  process.on('message', (command: Command) => {
-    if (command.kind !== 'expect') return;
-    firstAt = Date.now();
-    expected = command.updates;
-    if (updates >= expected) send({ kind: 'applied', updates, firstAt, lastAt });
+  process.on('message', (command: Command | { readonly kind: 'report-missing' }) => {
+    if (command.kind === 'report-missing') {
+      send({ kind: 'missing', id, pending: pending.size, example: pending.keys().next().value });
+      return;
+    }
+    firstAt = command.sentAt;
+    // The watch and this channel race: updates applied before this message are in the cache already.
+    for (const [key, final] of Object.entries(command.finals)) if (benchLabel(current?.get(key)) !== final) pending.set(key, final);
+    expected = command;
+    finish();
   });
   process.on('disconnect', () => {
     counting.unsubscribe();
+    tracking.unsubscribe();
     process.exit(0);
   });
 }
@@ -136,7 +160,27 @@ function nextReport<K extends Report['kind']>(child: ChildProcess, kind: K): Pro
   });
 }
 
-async function runOnce(server: ApiServer, replicas: number, mode: Mode, events: number, round: number): Promise<RunResult> {
+/** `work`, or an error naming each replica's missing pods once `timeoutMs` has passed. */
+async function withinTimeout<T>(work: Promise<T>, timeoutMs: number, children: readonly ChildProcess[], what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const reports = children.map((child) => nextReport(child, 'missing'));
+      for (const child of children) child.send({ kind: 'report-missing' });
+      void Promise.all(reports).then(
+        (missing) => reject(new Error(`${what}: not done after ${timeoutMs / 1000} s; ${missing.map((m) => `${m.id} misses ${m.pending} pods (e.g. ${m.example ?? '-'})`).join('; ')}`)),
+        reject,
+      );
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function runOnce(server: ApiServer, replicas: number, mode: Mode, events: number, round: number, timeoutMs: number): Promise<RunResult> {
   // A fresh ring per run (label mode: the pods' ring, with its Leases in a namespace of this round).
   const ring = mode === 'label' ? labelRing(replicas) : `bench-${mode}-${replicas}-${round}`;
   const leaseNamespace = `bench-${mode}-${replicas}-${round}`;
@@ -152,19 +196,29 @@ async function runOnce(server: ApiServer, replicas: number, mode: Mode, events: 
     const all = server.store.list(pods);
     const chosen = Array.from({ length: events }, (_, i) => all[(i * 7919) % all.length]!);
     // Every mode serves the placement's buckets once settled (label mode: the sharder placed them so).
-    const perReplica = members.map((id) => {
+    // Unique per run: the pods keep the last run's labels.
+    const tag = `${mode}-${replicas}-${round}`;
+    const perReplica: Command[] = members.map((id) => {
       const owned = new Set(bucketsOf(id, members, BUCKETS));
-      return chosen.filter((pod) => owned.has(objectBucket(pod, 'uid', BUCKETS))).length;
+      const finals: Record<string, string> = {};
+      let updates = 0;
+      for (const [i, pod] of chosen.entries()) {
+        if (!owned.has(objectBucket(pod, 'uid', BUCKETS))) continue;
+        updates++;
+        finals[keyOf(pod)] = `${tag}-${i}`;
+      }
+      return { kind: 'expect', updates, finals, sentAt: 0 };
     });
+    const sentAt = Date.now();
     const applied = children.map((child) => nextReport(child, 'applied'));
-    children.forEach((child, i) => child.send({ kind: 'expect', updates: perReplica[i]! } satisfies Command));
+    children.forEach((child, i) => child.send({ ...perReplica[i]!, sentAt }));
     for (const [i, pod] of chosen.entries()) {
       const current = server.store.get(pods, pod.metadata.namespace, pod.metadata.name)!;
-      server.store.update(pods, { ...current, metadata: { ...current.metadata, resourceVersion: undefined, labels: { ...current.metadata.labels, bench: String(i) } } });
+      server.store.update(pods, { ...current, metadata: { ...current.metadata, resourceVersion: undefined, labels: { ...current.metadata.labels, bench: `${tag}-${i}` } } });
       // Let the watches drain now and then, as a real API server's would between writes.
       if (i % 500 === 499) await new Promise((resolve) => setImmediate(resolve));
     }
-    const done = await Promise.all(applied);
+    const done = await withinTimeout(Promise.all(applied), timeoutMs, children, `${mode} ×${replicas}, round ${round + 1}`);
     return {
       replicas,
       mode,
@@ -210,6 +264,7 @@ async function main(): Promise<void> {
   const podCount = Number(option('--pods', '100000'));
   const events = Number(option('--events', '5000'));
   const reps = Number(option('--reps', '2'));
+  const timeoutMs = Number(option('--timeout', '900')) * 1000;
   const replicaCounts = option('--replicas', '1,2,4').split(',').map(Number);
   const modes = option('--modes', 'server,client,label').split(',') as Mode[];
   const started = Date.now();
@@ -221,7 +276,7 @@ async function main(): Promise<void> {
   for (let round = 0; round < reps; round++) {
     for (const mode of modes) {
       for (const replicas of replicaCounts) {
-        const result = await runOnce(server, replicas, mode, events, round);
+        const result = await runOnce(server, replicas, mode, events, round, timeoutMs);
         results.push(result);
         process.stdout.write(`round ${round + 1} ${mode} ×${replicas}: cache heap MB ${result.cacheHeapMb.map((v) => v.toFixed(1)).join(' ')}; objects ${result.objects.join(' ')}; events/s ${result.eventsPerSecond.map((v) => v.toFixed(0)).join(' ')}\n`);
       }

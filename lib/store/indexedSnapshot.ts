@@ -197,21 +197,6 @@ export class IndexedSnapshot<T extends KubeObject = KubeObject> implements Snaps
     return older instanceof IndexedSnapshot ? diffHamt(older.objects, this.objects) : differencesByKey(older, this);
   }
 
-  /** This state with `key` holding `object` (`previous` is what it held, for the indexes). */
-  put(key: string, previous: T | undefined, object: T, changes: readonly Change<T>[], resourceVersion: string): IndexedSnapshot<T> {
-    return new IndexedSnapshot(this.schema, this.objects.set(key, object), this.reindex(key, previous, object), resourceVersion, this.synced, changes);
-  }
-
-  /** This state without `key` (`previous` is what it held, for the indexes). */
-  remove(key: string, previous: T, changes: readonly Change<T>[], resourceVersion: string): IndexedSnapshot<T> {
-    return new IndexedSnapshot(this.schema, this.objects.delete(key), this.reindex(key, previous, undefined), resourceVersion, this.synced, changes);
-  }
-
-  /** The same objects at another resourceVersion, with no changes (a bookmark). */
-  at(resourceVersion: string): IndexedSnapshot<T> {
-    return new IndexedSnapshot(this.schema, this.objects, this.postings, resourceVersion, this.synced, NO_CHANGES);
-  }
-
   /**
    * An edit of this state: puts and removes applied in place to a transient copy of its trie (one
    * path copy per touched node, however many writes cross it), sealed once into a snapshot that
@@ -224,10 +209,6 @@ export class IndexedSnapshot<T extends KubeObject = KubeObject> implements Snaps
   /** An empty builder with the same indexes, to fill from a relist. */
   builder(): SnapshotBuilder<T> {
     return new Builder(this.schema, (objects, postings, resourceVersion, changes) => new IndexedSnapshot(this.schema, objects, postings, resourceVersion, true, changes));
-  }
-
-  private reindex(key: string, previous: T | undefined, next: T | undefined): readonly Postings[] {
-    return reindexed(this.schema, this.postings, key, previous, next);
   }
 }
 

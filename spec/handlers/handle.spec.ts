@@ -276,7 +276,10 @@ describe('handle() given a snapshot that carries several changes of one key (a b
     { type: 'delete', key: 'ns/b', object: b1, finalStateUnknown: false },
     { type: 'delete', key: 'ns/c', object: c1, finalStateUnknown: false },
   ];
-  const batch = first.put('ns/a', a1, a3, [], '3').remove('ns/b', b1, changes, '3');
+  const edit = first.edit();
+  edit.put('ns/a', a1, a3);
+  edit.remove('ns/b', b1);
+  const batch = edit.finish('3', changes);
   new ChangeSequencer().stamp(batch);
 
   it('delivers it as a coalescing queue would, to a handler that keeps up', () => {

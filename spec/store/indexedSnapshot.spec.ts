@@ -5,6 +5,13 @@ import type { KubeObject } from '../../lib/store/object';
 const pod = (name: string, namespace: string, app?: string): KubeObject => ({ metadata: { name, namespace, ...(app ? { labels: { app } } : {}) } });
 const indexers = { [NAMESPACE_INDEX]: namespaceIndex, app: labelIndex('app') };
 
+/** `snapshot` with `object` stored under `key`, through one edit (as the indexer applies a batch). */
+function withObject<T extends KubeObject>(snapshot: IndexedSnapshot<T>, key: string, object: T, resourceVersion: string): IndexedSnapshot<T> {
+  const edit = snapshot.edit();
+  edit.put(key, edit.get(key), object);
+  return edit.finish(resourceVersion, []);
+}
+
 describe('IndexedSnapshot', () => {
   it('starts empty, unsynced, at resourceVersion ""', () => {
     const empty = IndexedSnapshot.empty(indexers);
@@ -13,11 +20,13 @@ describe('IndexedSnapshot', () => {
     expect(empty.indexValues('app')).toEqual([]);
   });
 
-  it('derives new snapshots without changing the one it started from', () => {
+  it('derives new snapshots by edits without changing the one it started from', () => {
     const empty = IndexedSnapshot.empty(indexers);
-    const one = empty.put('ns/a', undefined, pod('a', 'ns', 'web'), [], '1');
-    const moved = one.put('ns/a', one.get('ns/a'), pod('a', 'ns', 'db'), [], '2');
-    const gone = moved.remove('ns/a', moved.get('ns/a')!, [], '3');
+    const one = withObject(empty, 'ns/a', pod('a', 'ns', 'web'), '1');
+    const moved = withObject(one, 'ns/a', pod('a', 'ns', 'db'), '2');
+    const removal = moved.edit();
+    removal.remove('ns/a', removal.get('ns/a')!);
+    const gone = removal.finish('3', []);
     expect(empty.size).toBe(0);
     expect(one.indexKeys('app', 'web')).toEqual(['ns/a']);
     expect(moved.indexKeys('app', 'web')).toEqual([]);
@@ -28,16 +37,48 @@ describe('IndexedSnapshot', () => {
     expect([one.resourceVersion, moved.resourceVersion, gone.resourceVersion]).toEqual(['1', '2', '3']);
   });
 
-  it('moves to another resourceVersion with the same objects and no changes', () => {
-    const one = IndexedSnapshot.empty(indexers).put('ns/a', undefined, pod('a', 'ns'), [], '1');
-    const later = one.at('9');
+  it('moves to another resourceVersion with the same objects and no changes (a bookmark: an edit with no writes)', () => {
+    const one = withObject(IndexedSnapshot.empty(indexers), 'ns/a', pod('a', 'ns'), '1');
+    const later = one.edit().finish('9', []);
     expect(later.resourceVersion).toBe('9');
     expect(later.get('ns/a')).toBe(one.get('ns/a'));
     expect(later.changes).toEqual([]);
   });
 
+  it('lets an edit read its own writes, applies them all at finish, and carries the changes given', () => {
+    const one = withObject(IndexedSnapshot.empty(indexers), 'ns/a', pod('a', 'ns', 'web'), '1');
+    const edit = one.edit();
+    const b = pod('b', 'ns', 'web');
+    edit.put('ns/b', undefined, b);
+    edit.remove('ns/a', edit.get('ns/a')!);
+    expect(edit.get('ns/b')).toBe(b);
+    expect(edit.get('ns/a')).toBeUndefined();
+    expect([one.has('ns/a'), one.has('ns/b')]).toEqual([true, false]);
+    const change = { type: 'add' as const, key: 'ns/b', object: b, isInInitialList: false };
+    const batch = edit.finish('2', [change]);
+    expect([...batch.keys()]).toEqual(['ns/b']);
+    expect(batch.indexKeys('app', 'web')).toEqual(['ns/b']);
+    expect(batch.changes).toEqual([change]);
+    expect(one.indexKeys('app', 'web')).toEqual(['ns/a']);
+  });
+
+  it('leaves an edit as it was when an index function throws on a write', () => {
+    const picky = {
+      picky: (object: KubeObject): string[] => {
+        if (object.metadata.name === 'bad') throw new Error('no');
+        return ['ok'];
+      },
+    };
+    const edit = IndexedSnapshot.empty(picky).edit();
+    edit.put('ns/a', undefined, pod('a', 'ns'));
+    expect(() => edit.put('ns/bad', undefined, pod('bad', 'ns'))).toThrow('no');
+    const after = edit.finish('2', []);
+    expect([...after.keys()]).toEqual(['ns/a']);
+    expect(after.indexKeys('picky', 'ok')).toEqual(['ns/a']);
+  });
+
   it('builds a synced snapshot from a builder, invisible until finished', () => {
-    const base = IndexedSnapshot.empty(indexers).put('ns/old', undefined, pod('old', 'ns'), [], '1');
+    const base = withObject(IndexedSnapshot.empty(indexers), 'ns/old', pod('old', 'ns'), '1');
     const builder = base.builder();
     builder.put('ns/a', pod('a', 'ns', 'web'));
     builder.put('ns/a', pod('a', 'ns', 'db'));
@@ -71,7 +112,7 @@ describe('IndexedSnapshot', () => {
 
   it('ignores non-string values an index function returns', () => {
     const sloppy = IndexedSnapshot.empty({ sloppy: () => ['ok', 7 as unknown as string, undefined as unknown as string] });
-    const one = sloppy.put('a', undefined, pod('a', ''), [], '1');
+    const one = withObject(sloppy, 'a', pod('a', ''), '1');
     expect(one.indexValues('sloppy')).toEqual(['ok']);
   });
 });
