@@ -14,7 +14,7 @@
  * `bench/micro/serve.ts 100000 /tmp/kc.yaml`, which pages the first list, or with `… 1.33`, which
  * answers it whole as a real API server does; `rx-informer-apiserver` always does): a2 reads pages
  * as the floor client does, b uses `informer()` (with `pageSize` from PAGE_SIZE, default 500,
- * `listReadAhead: false` when READ_AHEAD=0, and a streaming list, its default, unless
+ * `listReadAhead: false` when READ_AHEAD=0, `shareUnchanged: false` when SHARE_UNCHANGED=0, and a streaming list, its default, unless
  * STREAMING_LIST=0). PAGE_SIZE=0 asks for the whole list in one response, as the API server's
  * watch cache answers the first list anyway; AFTER_CHARS and BATCH_CHARS set list$'s
  * incremental decoding (its threshold and batch size), COMPRESSION=0 turns gzip off.
@@ -22,7 +22,7 @@
  * Prints the time to synced, CPU time, the longest event-loop stall (also in CPU time: the main
  * thread's CPU time between the two ticks around it, which other processes on the cores do not
  * inflate) and GC pauses. Add --cpu-prof or --trace-gc before -r to attribute them; SYNC_STALLS=1
- * prints every stall over 40 ms with the monotonic time at its end, to find its window in the CPU
+ * prints every stall over 40 ms (wall or main-thread CPU) with its CPU time and the process and monotonic times at its end (the process time is --trace-gc's clock, give or take the isolate's start-up), to find its window in the CPU
  * profile.
  */
 import { KubeConfig } from '@kubernetes/client-node';
@@ -79,11 +79,12 @@ const ticker = setInterval(() => {
   const now = performance.now();
   const stall = now - lastTick - 5;
   const cpuNow = process.threadCpuUsage();
-  maxStallCpu = Math.max(maxStallCpu, (cpuNow.user + cpuNow.system - lastCpu.user - lastCpu.system) / 1000);
+  const stallCpu = (cpuNow.user + cpuNow.system - lastCpu.user - lastCpu.system) / 1000;
+  maxStallCpu = Math.max(maxStallCpu, stallCpu);
   lastCpu = cpuNow;
   // The monotonic clock in µs is the one of --cpu-prof's timestamps: the stall is the profile's window [mono - stall, mono].
-  if (stall > 40 && process.env['SYNC_STALLS'] === '1') {
-    process.stderr.write(`stall ${stall.toFixed(0)} ms at ${(now - started).toFixed(0)} ms (monotonic ${process.hrtime.bigint() / 1000n} µs)\n`);
+  if ((stall > 40 || stallCpu > 40) && process.env['SYNC_STALLS'] === '1') {
+    process.stderr.write(`stall ${stall.toFixed(0)} ms (cpu ${stallCpu.toFixed(0)}) at ${(now - started).toFixed(0)} ms (process ${now.toFixed(0)} ms, monotonic ${process.hrtime.bigint() / 1000n} µs)\n`);
   }
   maxStall = Math.max(maxStall, stall);
   if (variant === 'b-relist') peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
@@ -186,6 +187,7 @@ function httpInformer(kubeConfig: KubeConfig, indexers: Readonly<Record<string, 
   return createInformer(kubeConfig, pods, {
     indexers,
     pageSize: HTTP_PAGE_SIZE,
+    shareUnchanged: process.env['SHARE_UNCHANGED'] !== '0',
     listReadAhead: process.env['READ_AHEAD'] !== '0',
     streamingList: process.env['STREAMING_LIST'] !== '0',
     compression: process.env['COMPRESSION'] !== '0',

@@ -27,9 +27,9 @@ export interface ListBodyOptions {
    */
   readonly onItems: (items: unknown[], head: Readonly<Record<string, unknown>>) => void;
   /**
-   * Whether the body may hand over items yet (`now`), and when it may (`promise`): a page read
-   * ahead waits for the pages before it. Until then a long body is paused (TCP backpressure), so
-   * it holds no more than `wholeBodyChars` and a chunk. Default: at once.
+   * Whether the body may be read yet (`now`), and when it may (`promise`): a page read ahead waits
+   * for the pages before it. Until then its body stays paused (TCP backpressure holds the server's
+   * writes), so none of its text is kept or parsed before its turn. Default: at once.
    */
   readonly turn?: { readonly now: () => boolean; readonly promise: Promise<void> };
 }
@@ -70,8 +70,6 @@ export function readListBody(body: Readable, options: ListBodyOptions): Promise<
     let handedOver = 0;
     /** The queue continues on the next turn. */
     let scheduled = false;
-    /** Waiting for the turn to hand over items (`options.turn`). */
-    let waiting = false;
     let ended = false;
     let settled = false;
     const fail = (error: unknown): void => {
@@ -148,7 +146,6 @@ export function readListBody(body: Readable, options: ListBodyOptions): Promise<
         return;
       }
       text += chunk;
-      if (waiting) return;
       try {
         options.onProgress?.(text);
       } catch (error) {
@@ -157,25 +154,25 @@ export function readListBody(body: Readable, options: ListBodyOptions): Promise<
       }
       if (text.length <= options.wholeBodyChars) return;
       body.pause();
-      const turn = options.turn;
-      if (turn === undefined || turn.now()) {
-        decode();
-        return;
-      }
-      waiting = true;
-      void turn.promise.then(() => {
-        if (settled) return;
-        waiting = false;
-        decode();
-      });
+      decode();
     });
     body.on('end', () => {
       if (settled) return;
       ended = true;
-      if (decoder === undefined && !waiting) finish(() => parseWhole(text, path));
+      if (decoder === undefined) finish(() => parseWhole(text, path));
       else if (decoder !== undefined && !scheduled) finish(() => decoder!.end());
     });
     body.on('error', fail);
+    // A page read ahead is not read before its turn: while the pages before it are parsed and
+    // indexed, its chunks, its text and its parsed items would survive scavenges and be promoted,
+    // only to die in the old generation (measured: docs/PERFORMANCE.md, "What limits what").
+    const turn = options.turn;
+    if (turn !== undefined && !turn.now()) {
+      body.pause();
+      void turn.promise.then(() => {
+        if (!settled) body.resume();
+      });
+    }
     body.on('close', () => {
       // After 'end' the body closes while the last of it may still be being decoded.
       if (!settled && !ended) fail(new NetworkError(`GET ${path} failed: the connection closed before the response ended`, 'ECONNRESET'));

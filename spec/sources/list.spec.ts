@@ -113,6 +113,35 @@ describe('list$', () => {
       ]);
     });
 
+    it('holds the body of a page read ahead unread until the pages before it have ended (its server waits on backpressure)', async () => {
+      // Far beyond the kernel's socket buffers on loopback, and read whole (not incrementally).
+      const bigPod = { ...listedPod('b'), metadata: { ...listedPod('b').metadata, annotations: { filler: 'x'.repeat(24 << 20) } } };
+      const bigPage = JSON.stringify(podList([bigPod], { resourceVersion: '5' }));
+      const order: string[] = [];
+      server = await startServer((_req, res, seen) => {
+        if (seen.query.get('continue') === null) {
+          const end = startPage(res, { resourceVersion: '5', continue: 't1' }, 'a');
+          server.request(1).then(
+            () =>
+              setTimeout(() => {
+                order.push('page 1 ended');
+                end();
+              }, 500),
+            () => undefined,
+          );
+        } else {
+          order.push('page 2 requested');
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.on('finish', () => order.push('page 2 written'));
+          res.end(bigPage);
+        }
+      });
+      const result = await collect(list$(kubeConfigFor({ server: server.url }), pods, { limit: 1, incrementalDecoding: { afterChars: 64 << 20 } }));
+      expect(order).toEqual(['page 2 requested', 'page 1 ended', 'page 2 written']);
+      expect(result.values.map((page) => page.items.map((item) => item.metadata.name))).toEqual([['a'], ['b']]);
+      expect(result.values[1]?.items[0]?.metadata.annotations?.['filler']).toHaveLength(24 << 20);
+    });
+
     it('with readAhead false, requests each page only after the one before has ended', async () => {
       const order: string[] = [];
       server = await startServer((_req, res, seen) => {
