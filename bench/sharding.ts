@@ -198,7 +198,7 @@ async function runOnce(server: ApiServer, replicas: number, mode: Mode, events: 
     // Every mode serves the placement's buckets once settled (label mode: the sharder placed them so).
     // Unique per run: the pods keep the last run's labels.
     const tag = `${mode}-${replicas}-${round}`;
-    const perReplica: Command[] = members.map((id) => {
+    const perReplica: Omit<Command, 'sentAt'>[] = members.map((id) => {
       const owned = new Set(bucketsOf(id, members, BUCKETS));
       const finals: Record<string, string> = {};
       let updates = 0;
@@ -207,7 +207,7 @@ async function runOnce(server: ApiServer, replicas: number, mode: Mode, events: 
         updates++;
         finals[keyOf(pod)] = `${tag}-${i}`;
       }
-      return { kind: 'expect', updates, finals, sentAt: 0 };
+      return { kind: 'expect', updates, finals };
     });
     const sentAt = Date.now();
     const applied = children.map((child) => nextReport(child, 'applied'));

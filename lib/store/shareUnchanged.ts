@@ -180,12 +180,8 @@ function shareElements(previous: readonly unknown[], incoming: unknown[], depth:
   for (; same < common; same++) {
     const was = previous[same];
     const now = incoming[same];
-    if (Object.is(was, now)) continue;
-    kept = now;
-    if (typeof now === 'object' && now !== null && depth < MAX_DEPTH) {
-      if (typeof was !== 'object' || was === null) kept = intern(now, depth);
-      else if ((kept = reuseContainer(was, now, depth)) === was) continue;
-    }
+    // Equal primitives settle here without a call; Object.is, since 0 === -0.
+    if (Object.is(was, now) || Object.is((kept = reuse(was, now, depth)), was)) continue;
     break;
   }
   if (same === common && previous.length === incoming.length) return true;
@@ -220,11 +216,8 @@ function shareProperties(previous: Readonly<Record<string, unknown>>, incoming: 
       if (was !== undefined || Object.hasOwn(previous, key)) continue;
       return sharePropertiesFrom(previous, incoming, depth, key, now);
     }
-    let kept: unknown = now;
-    if (typeof now === 'object' && now !== null && depth < MAX_DEPTH) {
-      if (typeof was !== 'object' || was === null) kept = intern(now, depth);
-      else if ((kept = reuseContainer(was, now, depth)) === was) continue;
-    }
+    const kept = reuse(was, now, depth);
+    if (Object.is(kept, was)) continue;
     return sharePropertiesFrom(previous, incoming, depth, key, kept);
   }
   for (const _key in previous) keys--;
