@@ -25,8 +25,15 @@ function markdownTable(table: Table): string {
 /** The columns after the row labels: each variant, then b's ratio to each of the others. */
 const VARIANT_HEADER: readonly string[] = [...VARIANTS, ...VARIANTS.filter((v) => v !== 'b').map((v) => `b÷${v}`)];
 
-function variantCells(values: Row, digits: number): string[] {
-  return [...VARIANTS.map((v) => fmt(values[v], digits)), ...VARIANTS.filter((v) => v !== 'b').map((v) => fmtRatio(ratio(values.b, values[v])))];
+/**
+ * Ratios with no meaning, shown as `–`: a1 keeps no objects, so its heap per object is the
+ * harness's own drift around zero (−0.00 to 2.6 KiB), and b's ratio to it would read as −9,374×.
+ */
+const NO_RATIO: Partial<Record<MetricName, readonly VariantName[]>> = { heapKiB: ['a1'] };
+
+function variantCells(values: Row, digits: number, metric: MetricName): string[] {
+  const comparable = (v: VariantName): boolean => !(NO_RATIO[metric] ?? []).includes(v);
+  return [...VARIANTS.map((v) => fmt(values[v], digits)), ...VARIANTS.filter((v) => v !== 'b').map((v) => fmtRatio(comparable(v) ? ratio(values.b, values[v]) : undefined))];
 }
 
 /** A table of one metric: a row per (size, GC), the variants, then b's ratios to the others. */
@@ -36,7 +43,7 @@ function metricTable(title: string, runs: readonly RunRecord[], sizes: readonly 
     for (const gc of gcs) {
       const values = row(runs, (job) => job.pods === pods && job.gc === gc && where(job), metric);
       if (Object.keys(values).length === 0) continue;
-      rows.push([sizeLabel(pods), GC_LABEL[gc], ...variantCells(values, digits)]);
+      rows.push([sizeLabel(pods), GC_LABEL[gc], ...variantCells(values, digits, metric)]);
     }
   }
   return { title, header: [firstColumn, 'GC', ...VARIANT_HEADER], rows };
@@ -80,7 +87,7 @@ function objectSizeTable(title: string, bench: BenchRun, gcs: readonly GcSetting
         const where = (job: Job): boolean => job.kind === 'main' && objectsOf(job) === objects && job.pods === pods && job.gc === gc;
         if (!runs.some((run) => where(run.job))) continue;
         const values = row(runs, where, metric);
-        const cells = variantCells(values, digits).map((cell, i) => (i < VARIANTS.length ? scenarioCell(runs, where, VARIANTS[i]!, values[VARIANTS[i]!], digits) : cell));
+        const cells = variantCells(values, digits, metric).map((cell, i) => (i < VARIANTS.length ? scenarioCell(runs, where, VARIANTS[i]!, values[VARIANTS[i]!], digits) : cell));
         rows.push([objectLabel(bench, objects), sizeLabel(pods), GC_LABEL[gc], ...cells]);
       }
     }
@@ -110,7 +117,7 @@ function tables(bench: BenchRun): Table[] {
       const where = (job: Job): boolean => job.pods === profile.fanout.cache && job.gc === gc && (handlers === 1 ? isMain(job) : job.kind === 'fanout' && job.handlers === handlers);
       const values = row(runs, where, 'eventsPerSecond');
       if (Object.keys(values).length === 0) continue;
-      fanoutRows.push([String(handlers), GC_LABEL[gc], ...variantCells(values, 0)]);
+      fanoutRows.push([String(handlers), GC_LABEL[gc], ...variantCells(values, 0, 'eventsPerSecond')]);
     }
   }
   out.push({ title: `4. Fan-out: events/s with k handler subscriptions, ${sizeLabel(profile.fanout.cache)} cached`, header: ['k', 'GC', ...VARIANT_HEADER], rows: fanoutRows });

@@ -31,7 +31,7 @@ import {
   RELIST_MARKER_ANNOTATION,
   SEQUENCE_ANNOTATION,
   WRITTEN_AT_ANNOTATION,
-  wallClockMs,
+  sharedClockMs,
   type ServerCommand,
   type ServerMessage,
   type ServerReply,
@@ -139,7 +139,7 @@ function store(): ApiServer['store'] {
 function updatePod(target: PodRef, sequence: number, extraAnnotation?: string): void {
   const current = store().get(resource, target.namespace, target.name);
   if (current === undefined) throw new Error(`${resource.kind} ${target.namespace}/${target.name} vanished`);
-  const values: TemplateValues = { rv: String(Number(store().resourceVersion) + 1), seq: String(sequence), stamp: wallClockMs().toFixed(3) };
+  const values: TemplateValues = { rv: String(Number(store().resourceVersion) + 1), seq: String(sequence), stamp: sharedClockMs().toFixed(3) };
   const annotations: Record<string, string> = { ...current.metadata.annotations, [SEQUENCE_ANNOTATION]: values.seq, [WRITTEN_AT_ANNOTATION]: values.stamp };
   if (extraAnnotation !== undefined) annotations[extraAnnotation] = 'true';
   const next: KubeObject = { ...current, metadata: { ...current.metadata, annotations } };
@@ -268,7 +268,7 @@ function listRequests(): number {
  */
 function relist(): ServerReply {
   listsBeforeRelist = listRequests();
-  const at = wallClockMs();
+  const at = sharedClockMs();
   updateOne(0);
   updateOne(0, RELIST_MARKER_ANNOTATION);
   store().compact();

@@ -8,7 +8,7 @@ import {
   RELIST_MARKER_ANNOTATION,
   SEQUENCE_ANNOTATION,
   WRITTEN_AT_ANNOTATION,
-  wallClockMs,
+  sharedClockMs,
   type ClientCommand,
   type ClientConfig,
   type ClientMessage,
@@ -138,7 +138,7 @@ class Tracker {
     if (index === 0 && this.resolveMarker !== undefined && annotations[RELIST_MARKER_ANNOTATION] !== undefined) {
       const resolve = this.resolveMarker;
       this.resolveMarker = undefined;
-      resolve(wallClockMs());
+      resolve(sharedClockMs());
       return;
     }
     const sequenceText = annotations[SEQUENCE_ANNOTATION];
@@ -148,7 +148,7 @@ class Tracker {
     this.seen[index] = sequence;
     if (index === 0) {
       this.delivered++;
-      this.latencies?.record(wallClockMs() - Number(annotations[WRITTEN_AT_ANNOTATION]));
+      this.latencies?.record(sharedClockMs() - Number(annotations[WRITTEN_AT_ANNOTATION]));
       if (sequence - this.acked >= ACK_EVERY) {
         this.acked = sequence;
         send({ type: 'server', request: { type: 'ack', handled: sequence } });
