@@ -302,9 +302,11 @@ async function main(): Promise<void> {
   }
   const buildDir = buildForBench();
   const server = new ServerProcess(buildDir);
-  const runs: RunRecord[] = merge ? previousRuns(profile, variants, sizes, scenarios, objects) : [];
-  let podJsonBytes = 0;
-  const objectJsonBytes: Partial<Record<ObjectKind, number>> = {};
+  const previous = merge ? previousResults(profile, variants, sizes, scenarios, objects) : undefined;
+  const runs: RunRecord[] = previous?.runs ?? [];
+  // Sizes this invocation does not measure keep the merged file's, so its labels stay right.
+  let podJsonBytes = previous?.podJsonBytes ?? 0;
+  const objectJsonBytes: Partial<Record<ObjectKind, number>> = { ...previous?.objectJsonBytes };
   try {
     for (const setup of setupsFor(profile, scenarios, sizes, objects)) {
       const { pods, scenario } = setup;
@@ -337,14 +339,21 @@ async function main(): Promise<void> {
 }
 
 /** The previous runs of this profile, minus the jobs this run measures again. */
-function previousRuns(profile: Profile, variants: readonly VariantName[], sizes: readonly number[] | undefined, scenarios: readonly Scenario[], objects: readonly ObjectKind[]): RunRecord[] {
+interface PreviousResults {
+  readonly runs: RunRecord[];
+  readonly podJsonBytes: number;
+  readonly objectJsonBytes: Partial<Record<ObjectKind, number>>;
+}
+
+function previousResults(profile: Profile, variants: readonly VariantName[], sizes: readonly number[] | undefined, scenarios: readonly Scenario[], objects: readonly ObjectKind[]): PreviousResults {
   const file = path.join(__dirname, 'results', `${profile.name}.json`);
-  if (!fs.existsSync(file)) return [];
-  const previous = (JSON.parse(fs.readFileSync(file, 'utf8')) as { runs: RunRecord[] }).runs;
+  if (!fs.existsSync(file)) return { runs: [], podJsonBytes: 0, objectJsonBytes: {} };
+  const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<PreviousResults> & { runs: RunRecord[] };
+  const previous = saved.runs;
   const scenarioOf = (job: Job): Scenario => (job.kind === 'unpaged' || job.kind === 'streaming' ? job.kind : 'paged');
   const repeated = (job: Job): boolean =>
     variants.includes(job.variant) && profile.gcSettings.includes(job.gc) && (sizes === undefined || sizes.includes(job.pods)) && scenarios.includes(scenarioOf(job)) && objects.includes(objectsOf(job));
-  return previous.filter((run) => !repeated(run.job));
+  return { runs: previous.filter((run) => !repeated(run.job)), podJsonBytes: saved.podJsonBytes ?? 0, objectJsonBytes: saved.objectJsonBytes ?? {} };
 }
 
 /**
