@@ -338,13 +338,14 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${written.summary}\nwrote ${written.files.join(', ')} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 }
 
-/** The previous runs of this profile, minus the jobs this run measures again. */
+/** What a `--merge` starts from: the saved runs of this profile and the object sizes measured for them. */
 interface PreviousResults {
   readonly runs: RunRecord[];
   readonly podJsonBytes: number;
   readonly objectJsonBytes: Partial<Record<ObjectKind, number>>;
 }
 
+/** The previous runs of this profile, minus the jobs this run measures again, and their object sizes. */
 function previousResults(profile: Profile, variants: readonly VariantName[], sizes: readonly number[] | undefined, scenarios: readonly Scenario[], objects: readonly ObjectKind[]): PreviousResults {
   const file = path.join(__dirname, 'results', `${profile.name}.json`);
   if (!fs.existsSync(file)) return { runs: [], podJsonBytes: 0, objectJsonBytes: {} };
