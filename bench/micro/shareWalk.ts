@@ -8,7 +8,9 @@
  * Objects: `pod` (~4.6 KB with managedFields; add `-r ./bench/micro/smallPods.ts` after ts-node
  * for ~1.5 KB pods without them) or `application` (~21 KB, lib/testing/applications.ts).
  * SHARE_WALK_MODULE=<path of another copy of shareUnchanged.ts> measures that copy too, in
- * blocks of events alternating with this one's (before/after figures from one run).
+ * blocks of events alternating with this one's (before/after figures from one run). FLOOR=1 adds
+ * the floor of any walk that proves two versions equal: a bare recursive `for…in` deep-equal that
+ * writes nothing and keeps each new version as parsed, in the same alternating blocks.
  *
  * Prints the walk's µs per new object (the initial list), then µs per event of JSON.parse and
  * of the walk, timed separately, and the walk's time as a fraction of the parse's.
@@ -47,6 +49,39 @@ interface Variant {
 const variants: Variant[] = [{ name: 'lib', share: shareModule.shareUnchanged, cache: [], internMs: 0, parseMs: 0, walkMs: 0, events: 0 }];
 // A module chosen at run time, hence require.
 if (alternative !== undefined) variants.push({ name: alternative, share: (require(resolve(alternative)) as typeof shareModule).shareUnchanged, cache: [], internMs: 0, parseMs: 0, walkMs: 0, events: 0 });
+if (process.env['FLOOR'] === '1') variants.push({ name: 'bare deep-equal (floor)', share: compareOnly, cache: [], internMs: 0, parseMs: 0, walkMs: 0, events: 0 });
+
+/** The floor: compares the versions (the result is kept so the comparison cannot be dropped) and shares nothing. */
+function compareOnly<T extends object>(previous: object | undefined, incoming: T): T {
+  if (previous !== undefined && deepEqual(previous, incoming)) equalVersions++;
+  return incoming;
+}
+let equalVersions = 0;
+
+/**
+ * Deep equality of JSON data, no more (no prototype, -0 or `__proto__` checks, no depth bound),
+ * that visits every node even past a difference, as any walk must that finds every equal subtree.
+ */
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    let equal = true;
+    for (let i = 0; i < a.length; i++) equal = deepEqual(a[i], b[i]) && equal;
+    return equal;
+  }
+  const was = a as Readonly<Record<string, unknown>>;
+  const now = b as Readonly<Record<string, unknown>>;
+  let equal = true;
+  let keys = 0;
+  for (const key in now) {
+    keys++;
+    equal = deepEqual(was[key], now[key]) && equal;
+  }
+  for (const _key in was) keys--;
+  return equal && keys === 0;
+}
 
 // The initial list: new objects, whose walk only swaps their `{}`s for the shared one.
 for (const variant of variants) {
