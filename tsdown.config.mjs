@@ -44,7 +44,7 @@ export default [
   {
     ...library,
     format: 'esm',
-    entry: ['lib/index.ts', 'lib/testing/index.ts', 'lib/metrics/prometheus/index.ts'],
+    entry: ['lib/index.ts', 'lib/testing/index.ts', 'lib/prometheus/index.ts'],
     // ES modules have no __filename; Node >= 20.11 gives them import.meta.filename, the same path
     // (lib/testing resolves the user's @kubernetes/client-node from its own location).
     define: { __filename: 'import.meta.filename' },
@@ -53,7 +53,7 @@ export default [
     ...library,
     format: 'cjs',
     // The rx-informer-apiserver bin is CommonJS only: a command has no importers.
-    entry: ['lib/index.ts', 'lib/testing/index.ts', 'lib/metrics/prometheus/index.ts', 'lib/testing/cli.ts'],
+    entry: ['lib/index.ts', 'lib/testing/index.ts', 'lib/prometheus/index.ts', 'lib/testing/cli.ts'],
     clean: false,
   },
 ];

@@ -22,7 +22,7 @@ import { informer } from '../lib/informer/informer';
 import type { BackoffConfig } from '../lib/reflector/backoff';
 import { reflect } from '../lib/reflector/reflect';
 import { pods } from '../lib/resources/builtins';
-import { StatusError } from '../lib/sources/errors';
+import { StatusError } from '../lib/base/errors';
 import type { ListerWatcher } from '../lib/sources/listerWatcher';
 import { seededRandom } from '../lib/testing/churn';
 import { startApiServer } from '../lib/testing';

@@ -7,7 +7,7 @@
 
 import { pods } from '../lib/resources/builtins';
 import type { Resource } from '../lib/resources/resource';
-import type { KubeObject } from '../lib/store/object';
+import type { KubeObject } from '../lib/base/object';
 import { applications } from '../lib/testing/applications';
 
 /** The client variants measured side by side. */

@@ -23,7 +23,7 @@ import type { ClusterStoreImpl } from '../lib/testing/clusterStore';
 import type { StoreEvent } from '../lib/testing/history';
 import { createChurn } from '../lib/testing/churn';
 import type { Resource } from '../lib/resources/resource';
-import type { KubeObject } from '../lib/store/object';
+import type { KubeObject } from '../lib/base/object';
 import { applications, makeApplication } from '../lib/testing/applications';
 import { seededRandom } from '../lib/testing/random';
 import {

@@ -73,7 +73,7 @@ for (const file of files) {
   }
 }
 // Both builds are there: every public module in both formats, with declarations.
-for (const base of ['index', 'testing/index', 'metrics/prometheus/index']) {
+for (const base of ['index', 'testing/index', 'prometheus/index']) {
   for (const ext of ['.mjs', '.d.mts', '.cjs', '.d.cts']) {
     if (!files.has(`dist/${base}${ext}`)) problems.push(`the tarball lacks dist/${base}${ext}`);
   }

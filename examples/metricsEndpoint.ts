@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { Subscription } from 'rxjs';
 import { changedKeys, dropManagedFields, informer, pods, reconcile } from '../lib';
-import { registerInformerMetrics, registerWorkqueueMetrics } from '../lib/metrics/prometheus';
+import { registerInformerMetrics, registerWorkqueueMetrics } from '../lib/prometheus/index';
 
 /** Options of {@link main}. */
 export interface MetricsEndpointOptions {

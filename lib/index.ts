@@ -20,14 +20,14 @@ export { waitForSync, SyncTimeoutError, InformerStoppedError } from './informer/
 export type { WaitForSyncOptions, UnsyncedInformer, SyncedSnapshots } from './informer/waitForSync';
 
 // Metadata-only informers.
-export { metadataListerWatcher } from './metadata/metadataListerWatcher';
+export { metadataListerWatcher } from './sources/metadataListerWatcher';
 export {
   toPartialObjectMetadata,
   METADATA_ACCEPT,
   METADATA_LIST_ACCEPT,
   PARTIAL_OBJECT_METADATA_API_VERSION,
-} from './metadata/partialObjectMetadata';
-export type { PartialObjectMetadata, MetadataOnlyOptions } from './metadata/partialObjectMetadata';
+} from './sources/partialObjectMetadata';
+export type { PartialObjectMetadata, MetadataOnlyOptions } from './sources/partialObjectMetadata';
 
 // Resources.
 export { resourcePath, apiVersionOf, defineResource } from './resources/resource';
@@ -38,8 +38,8 @@ export * from './resources/builtins';
 // The delta stream, health and logging.
 export type { Delta, DeltaType, ReplaceDelta, AddedDelta, UpdatedDelta, DeletedDelta, BookmarkDelta } from './reflector/delta';
 export type { Health, ReflectorPhase, InformerHealth, CacheHealth } from './reflector/health';
-export { silentLogger } from './logger';
-export type { Logger } from './logger';
+export { silentLogger } from './base/logger';
+export type { Logger } from './base/logger';
 
 // Sources.
 export { list$, defaultPageSize, defaultIncrementalDecoding } from './sources/list';
@@ -60,8 +60,8 @@ export {
   isBadRequest,
   isExpired,
   isTooLargeResourceVersion,
-} from './sources/errors';
-export type { Status, InformerErrorKind, ProtocolProblem, ConfigProblem, RejectionStage, RejectionOutcome } from './sources/errors';
+} from './base/errors';
+export type { Status, InformerErrorKind, ProtocolProblem, ConfigProblem, RejectionStage, RejectionOutcome } from './base/errors';
 
 // Operators.
 export { reflect, INITIAL_EVENTS_END_ANNOTATION } from './reflector/reflect';
@@ -71,10 +71,11 @@ export { defaultBackoffConfig } from './reflector/backoff';
 export type { BackoffConfig, ResolvedBackoffConfig } from './reflector/backoff';
 export { backoff } from './operators/backoff';
 export type { BackoffOperatorConfig } from './operators/backoff';
-export { indexer } from './operators/indexer';
-export type { IndexerBatchConfig, IndexerConfig } from './operators/indexer';
+export { indexer } from './store/indexer';
+export type { IndexerBatchConfig, IndexerConfig } from './store/indexerConfig';
 export { handle } from './handlers/handle';
-export type { ResourceHandlers, HandleOptions, HandlerEvent } from './handlers/handle';
+export type { HandleOptions } from './handlers/handle';
+export type { ResourceHandlers, HandlerEvent } from './handlers/resourceHandlers';
 export { HandlerQueueOverflowError } from './handlers/notifications';
 export type { HandlerNotification, AddNotification, UpdateNotification, DeleteNotification } from './handlers/notifications';
 export { resync, MINIMUM_RESYNC_PERIOD_MS } from './handlers/resync';
@@ -96,8 +97,8 @@ export { defaultRetryRateLimit } from './workqueue/rateLimiter';
 export type { RetryRateLimit } from './workqueue/rateLimiter';
 
 // Metrics as plain values, for any metrics library (rx-informer/prometheus maps them to prom-client).
-export type { InformerMetricEvent, RelistCause, WatchEventType } from './metrics/informerMetrics';
-export type { WorkqueueMetricEvent, WorkqueueMetricsSink } from './metrics/workqueueMetrics';
+export type { InformerMetricEvent, RelistCause, WatchEventType } from './informer/informerMetrics';
+export type { WorkqueueMetricEvent, WorkqueueMetricsSink } from './workqueue/workqueueMetrics';
 
 // Controllers: leader election on a Lease.
 export { leaderElection, leaderElectionFrom } from './leaderElection/leaderElection';
@@ -110,8 +111,9 @@ export { JITTER_FACTOR } from './leaderElection/electionConfig';
 // The store.
 export type { Snapshot, ListQuery } from './store/snapshot';
 export type { Change, AddChange, UpdateChange, DeleteChange } from './store/change';
-export type { BucketHandover, HandoverMark } from './store/handover';
-export type { KubeObject, ObjectMeta, OwnerReference } from './store/object';
+export type { BucketHandover } from './reflector/delta';
+export type { HandoverMark } from './store/change';
+export type { KubeObject, ObjectMeta, OwnerReference } from './base/object';
 export { IndexNotFoundError } from './store/indexedSnapshot';
 export { NAMESPACE_INDEX, OWNER_INDEX, namespaceIndex, labelIndex, ownerIndex, fieldIndex } from './store/indexers';
 export type { IndexFunc } from './store/indexers';

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../lib/store/object';
+import type { KubeObject } from '../lib/base/object';
 import { objectKey } from '../lib/store/keys';
 import { isConverged, type ViewDivergence } from './legality';
 

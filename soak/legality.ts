@@ -1,4 +1,4 @@
-import type { KubeObject } from '../lib/store/object';
+import type { KubeObject } from '../lib/base/object';
 
 /**
  * The legality checker of the soak: it watches the calls one handler (or the informer's

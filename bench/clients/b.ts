@@ -9,7 +9,7 @@ import type { Subscription } from 'rxjs';
 import { informer } from '../../lib/informer/informer';
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX, type IndexFunc } from '../../lib/store/indexers';
 import { dropManagedFields } from '../../lib/store/transforms';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import { benchResourceOf, type ClientConfig } from '../protocol';
 import { runClient, type ClientUnderTest, type UpdateHandler } from './harness';
 import { loopbackKubeConfig } from './kubeConfig';

@@ -6,7 +6,7 @@
  */
 import { CoreV1Api, CustomObjectsApi, makeInformer, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import { resourcePath } from '../../lib/resources/resource';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import { benchResourceOf, type ClientConfig } from '../protocol';
 import { runClient, type ClientUnderTest, type UpdateHandler } from './harness';
 import { loopbackKubeConfig } from './kubeConfig';

@@ -24,7 +24,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { GenericKind, K8s, WatchEvent } from 'kubernetes-fluent-client';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import { benchResourceOf, type ClientConfig } from '../protocol';
 import { runClient, type ClientUnderTest, type UpdateHandler } from './harness';
 

@@ -5,7 +5,7 @@
  * parsed object, follow a clean end of the watch with a re-watch, and relist after a 410.
  */
 import http from 'node:http';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import { resourcePath } from '../../lib/resources/resource';
 import { RELIST_MARKER_ANNOTATION, benchResourceOf, type ClientConfig } from '../protocol';
 import type { ClientUnderTest, UpdateHandler } from './harness';

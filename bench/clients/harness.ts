@@ -3,7 +3,7 @@
  * cache and call the harness's handlers; the harness times the phases of the plan, relays
  * requests to the server and reports one ClientResult to the orchestrator.
  */
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import {
   RELIST_MARKER_ANNOTATION,
   SEQUENCE_ANNOTATION,

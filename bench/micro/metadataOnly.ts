@@ -20,7 +20,7 @@
 import { fork } from 'node:child_process';
 import { lastValueFrom, reduce } from 'rxjs';
 import { informer, type Informer } from '../../lib/informer/informer';
-import { metadataListerWatcher } from '../../lib/metadata/metadataListerWatcher';
+import { metadataListerWatcher } from '../../lib/sources/metadataListerWatcher';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import { dropManagedFields } from '../../lib/store/transforms';
 import { makePod, seededRandom } from '../../lib/testing/churn';

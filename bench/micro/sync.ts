@@ -30,7 +30,7 @@ import { Observable } from 'rxjs';
 import { informer as createInformer, informerFrom, type Informer } from '../../lib/informer/informer';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import type { ListerWatcher, ListPage, WatchEvent } from '../../lib/sources/listerWatcher';
-import { StatusError } from '../../lib/sources/errors';
+import { StatusError } from '../../lib/base/errors';
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX, type IndexFunc } from '../../lib/store/indexers';
 import { makePod, seededRandom } from '../../lib/testing/churn';
 import { getText } from '../clients/floor';

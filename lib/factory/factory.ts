@@ -2,16 +2,16 @@ import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mod
 import { asyncScheduler, BehaviorSubject, EMPTY, filter, first, firstValueFrom, Subject, switchMap, takeUntil, type Observable, type Subscription } from 'rxjs';
 import { checkInformerConfig } from '../informer/checkInformerConfig';
 import { informer, informerFrom, informerName, type Informer, type InformerFromOptions, type InformerOptions } from '../informer/informer';
-import { silentLogger } from '../logger';
+import { silentLogger } from '../base/logger';
 import { defineResource, type Resource } from '../resources/resource';
 import type { ListerWatcher } from '../sources/listerWatcher';
 import { resolveTarget } from '../sources/transport';
 import type { IndexFunc } from '../store/indexers';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import type { Snapshot } from '../store/snapshot';
 import { InformerStoppedError, waitForSync, type WaitForSyncOptions } from '../informer/waitForSync';
 import { lazyInformer, type LazyInformer } from './lazyInformer';
-import type { MetadataOnlyOptions, PartialObjectMetadata } from '../metadata/partialObjectMetadata';
+import type { MetadataOnlyOptions, PartialObjectMetadata } from '../sources/partialObjectMetadata';
 
 export { IndexerConflictError } from './lazyInformer';
 

@@ -2,7 +2,7 @@ import { BehaviorSubject, defer, EMPTY, of, switchMap, type Observable, type Sch
 import { idleHealth } from '../informer/informerHealth';
 import type { Informer } from '../informer/informer';
 import { NAMESPACE_INDEX, namespaceIndex, type IndexFunc } from '../store/indexers';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 
 /** An index was requested that the shared informer cannot take: it already runs, or the name is taken. */
 export class IndexerConflictError extends Error {

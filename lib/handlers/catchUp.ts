@@ -1,5 +1,5 @@
 import { differences } from '../store/indexedSnapshot';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import type { Snapshot } from '../store/snapshot';
 import type { HandlerNotification } from './notifications';
 

@@ -1,5 +1,5 @@
 import { SEQUENCE_WINDOW, type SequencePosition } from '../store/changeSequence';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import type { Snapshot } from '../store/snapshot';
 import type { CoalescingQueue } from './handlerQueue';
 import { toNotification, type HandlerNotification } from './notifications';

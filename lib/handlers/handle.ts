@@ -1,44 +1,10 @@
 import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
-import { silentLogger, type Logger } from '../logger';
-import type { HandoverMark } from '../store/handover';
-import type { KubeObject } from '../store/object';
+import { silentLogger, type Logger } from '../base/logger';
+import type { KubeObject } from '../base/object';
 import type { Snapshot } from '../store/snapshot';
 import { HandlerSubscription } from './handlerSubscription';
-import type { HandlerNotification } from './notifications';
+import type { HandlerEvent, ResourceHandlers } from './resourceHandlers';
 import { effectiveResyncPeriod, resync } from './resync';
-
-export type { AddNotification, DeleteNotification, HandlerNotification, UpdateNotification } from './notifications';
-export { HandlerQueueOverflowError } from './notifications';
-
-/**
- * Callbacks for the changes of one informer, client-go's ResourceEventHandler. Each may return a
- * Promise: the next call to the same handler waits for it to settle (other handlers never wait).
- * A callback that throws or rejects is reported through `onError` and the `'error'` event; the
- * next notification is delivered as usual. The `info` argument is the notification being delivered,
- * possibly shared with the informer's other handlers: read it, but do not modify or keep it.
- */
-export interface ResourceHandlers<T extends KubeObject = KubeObject> {
-  /**
-   * An object entered the cache (`isInInitialList` for the initial list or a late handler's
-   * catch-up); `handover` when a sharded informer acquired its bucket.
-   */
-  onAdd?: (object: T, info: { readonly key: string; readonly isInInitialList: boolean; readonly handover?: HandoverMark }) => unknown;
-  /** An object changed; `isResync` when this handler's resync timer re-delivers it unchanged. */
-  onUpdate?: (oldObject: T, object: T, info: { readonly key: string; readonly isResync: boolean }) => unknown;
-  /**
-   * An object left the cache; `finalStateUnknown` when the deletion was inferred (by a relist, or
-   * by this handler's catch-up after it fell behind), so `object` is the last state seen;
-   * `handover` when a sharded informer released its bucket (a catch-up's deletes carry none).
-   */
-  onDelete?: (object: T, info: { readonly key: string; readonly finalStateUnknown: boolean; readonly handover?: HandoverMark }) => unknown;
-  /** The handler has processed every object of the initial list (client-go's per-handler HasSynced). */
-  onSynced?: () => void;
-  /**
-   * A callback failed, or the handler fell more than `maxPending` objects behind (a
-   * `HandlerQueueOverflowError`: nothing is lost). Errors thrown here are logged and dropped.
-   */
-  onError?: (error: unknown, notification: HandlerNotification<T>) => void;
-}
 
 /** Options of {@link handle}. */
 export interface HandleOptions {
@@ -59,13 +25,6 @@ export interface HandleOptions {
   /** Names this handler in log lines. */
   readonly name?: string;
 }
-
-/** What {@link handle} emits: progress and failures of the handler, never the objects themselves. */
-export type HandlerEvent<T extends KubeObject = KubeObject> =
-  /** The handler has processed the initial list. Emitted once. */
-  | { readonly type: 'synced' }
-  /** A callback threw or rejected (or the handler fell behind: `error` is a `HandlerQueueOverflowError`). */
-  | { readonly type: 'error'; readonly error: unknown; readonly notification: HandlerNotification<T> };
 
 const DEFAULT_MAX_PENDING = 100_000;
 

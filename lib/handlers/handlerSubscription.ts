@@ -1,9 +1,9 @@
 import type { SchedulerLike, Subscriber } from 'rxjs';
-import type { Logger } from '../logger';
-import type { KubeObject } from '../store/object';
+import type { Logger } from '../base/logger';
+import type { KubeObject } from '../base/object';
 import type { Snapshot } from '../store/snapshot';
 import { DeliveryLoop, type DeliveryTarget } from './deliveryLoop';
-import type { HandlerEvent, ResourceHandlers } from './handle';
+import type { HandlerEvent, ResourceHandlers } from './resourceHandlers';
 import { HandlerQueueOverflowError, type HandlerNotification } from './notifications';
 import { InitialPass, ResyncPass } from './passes';
 import { PendingChanges } from './pendingChanges';

@@ -1,5 +1,5 @@
 import { sameResourceVersion, type AddChange, type Change, type DeleteChange, type UpdateChange } from '../store/change';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 
 /**
  * A call `handle()` makes on a handler: an add. The same shape as the cache's `AddChange`;

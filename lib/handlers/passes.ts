@@ -1,4 +1,4 @@
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import type { Snapshot } from '../store/snapshot';
 import type { AddNotification, UpdateNotification } from './notifications';
 

@@ -1,5 +1,5 @@
 import type { Change } from '../store/change';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import type { Snapshot } from '../store/snapshot';
 import { CatchUp } from './catchUp';
 import { ChangeRun } from './changeRun';

@@ -1,5 +1,5 @@
 import { asyncScheduler, interval, Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import type { Snapshot } from '../store/snapshot';
 
 /** The shortest resync period: client-go clamps shorter ones to this as well. */

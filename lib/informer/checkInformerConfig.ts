@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { attributeTo, ConfigError, InformerError } from '../sources/errors';
+import { attributeTo, ConfigError, InformerError } from '../base/errors';
 import type { Scope } from '../sources/listerWatcher';
 import { resolveTarget } from '../sources/transport';
 import { parseFieldSelector, parseLabelSelector, SelectorSyntaxError } from '../store/selector';

@@ -2,27 +2,28 @@ import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mod
 import { asapScheduler, asyncScheduler, defer, filter, finalize, mergeMap, Observable, ReplaySubject, share, Subject, take, tap, timer, type SchedulerLike } from 'rxjs';
 import type { Delta } from '../reflector/delta';
 import type { InformerHealth } from '../reflector/health';
-import { silentLogger, type Logger } from '../logger';
+import { silentLogger, type Logger } from '../base/logger';
 import { MAX_TIMER_MS } from '../reflector/backoff';
 import type { BackoffConfig } from '../reflector/backoff';
-import { handle, type HandleOptions, type HandlerEvent, type ResourceHandlers } from '../handlers/handle';
-import { indexer } from '../operators/indexer';
+import { handle, type HandleOptions } from '../handlers/handle';
+import type { HandlerEvent, ResourceHandlers } from '../handlers/resourceHandlers';
+import { indexer } from '../store/indexer';
 import { reflect, type ReflectConfig } from '../reflector/reflect';
 import type { Resource } from '../resources/resource';
-import type { RejectedObjectError } from '../sources/errors';
+import type { RejectedObjectError } from '../base/errors';
 import { kubeListerWatcher } from '../sources/kubeListerWatcher';
 import type { IncrementalDecoding } from '../sources/list';
 import type { ListerWatcher, Scope } from '../sources/listerWatcher';
 import type { Change } from '../store/change';
 import type { IndexFunc } from '../store/indexers';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import type { Snapshot } from '../store/snapshot';
 import { checkInformerConfig } from './checkInformerConfig';
 import { InformerHealthTracker } from './informerHealth';
-import { informerMetricEvents, type InformerMetricEvent } from '../metrics/informerMetrics';
+import { informerMetricEvents, type InformerMetricEvent } from './informerMetrics';
 import type { RequestEvent } from '../reflector/requestEvent';
-import { metadataListerWatcher } from '../metadata/metadataListerWatcher';
-import type { MetadataOnlyOptions, PartialObjectMetadata } from '../metadata/partialObjectMetadata';
+import { metadataListerWatcher } from '../sources/metadataListerWatcher';
+import type { MetadataOnlyOptions, PartialObjectMetadata } from '../sources/partialObjectMetadata';
 
 /** Options of {@link informerFrom}: everything but where the objects come from. All optional. */
 export interface InformerFromOptions<T extends KubeObject = KubeObject> {

@@ -1,6 +1,6 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Health, InformerHealth } from '../reflector/health';
-import { attributeTo, type InformerError, type RejectedObjectError } from '../sources/errors';
+import { attributeTo, type InformerError, type RejectedObjectError } from '../base/errors';
 
 /** The health of an informer that has not run yet, or of one nobody has reported on: idle since `now`. */
 export function idleHealth(now: number): InformerHealth {

@@ -2,8 +2,8 @@ import { asyncScheduler, Subscription, type SchedulerLike } from 'rxjs';
 import type { Health } from '../reflector/health';
 import type { Informer } from './informer';
 import { idleHealth } from './informerHealth';
-import { attributeTo, InformerError, isBadRequest } from '../sources/errors';
-import type { KubeObject } from '../store/object';
+import { attributeTo, InformerError, isBadRequest } from '../base/errors';
+import type { KubeObject } from '../base/object';
 import type { Snapshot } from '../store/snapshot';
 
 /** controller-runtime's CacheSyncTimeout: long enough for a big first list, short enough to notice. */

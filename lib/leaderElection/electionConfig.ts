@@ -1,5 +1,5 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { silentLogger, type Logger } from '../logger';
+import { silentLogger, type Logger } from '../base/logger';
 
 /**
  * Leader election's settings, their defaults and the checks client-go makes before it runs

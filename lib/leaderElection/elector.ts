@@ -1,6 +1,6 @@
 import { catchError, defer, EMPTY, map, mergeMap, of, retry, throwError, timeout, type Observable, type Subscriber, type Subscription } from 'rxjs';
 import type { Lease } from '../resources/builtins';
-import { NetworkError } from '../sources/errors';
+import { NetworkError } from '../base/errors';
 import { JITTER_FACTOR, type ElectionConfig } from './electionConfig';
 import { PendingWork } from './pendingWork';
 import type { LeaseClient } from './leaseClient';

@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
 import { leases, type Lease } from '../resources/builtins';
 import { resourcePath } from '../resources/resource';
-import { ProtocolError } from '../sources/errors';
+import { ProtocolError } from '../base/errors';
 import { statusErrorFromResponse } from '../sources/statusError';
 import { isJsonContentType, kubeRequest, readBody, readText } from '../sources/transport';
 

@@ -1,5 +1,5 @@
 import type { Lease } from '../resources/builtins';
-import { StatusError } from '../sources/errors';
+import { StatusError } from '../base/errors';
 
 /**
  * The leader-election record inside a Lease's spec, and the few operations the election needs on

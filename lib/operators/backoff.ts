@@ -2,7 +2,7 @@ import { asyncScheduler, defer, retry, throwError, timer } from 'rxjs';
 import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
 import { initialBackoffState, nextBackoff, resolveBackoffConfig } from '../reflector/backoff';
 import type { BackoffConfig } from '../reflector/backoff';
-import { InformerError } from '../sources/errors';
+import { InformerError } from '../base/errors';
 
 /** The Retry-After an error carries, when it is one of ours and the server sent one. */
 function retryAfterSecondsOf(error: unknown): number | undefined {

@@ -1,6 +1,6 @@
 import { filter, type MonoTypeOperatorFunction } from 'rxjs';
 import type { Change } from '../store/change';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 
 /**
  * Drops updates in which the part of the object that `select` picks did not change, in O(1) per

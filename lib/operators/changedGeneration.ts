@@ -1,6 +1,6 @@
 import { filter, type MonoTypeOperatorFunction } from 'rxjs';
 import type { Change } from '../store/change';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 
 /**
  * Drops updates that left `metadata.generation` unchanged: for most resources, status-only and

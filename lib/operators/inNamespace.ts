@@ -1,6 +1,6 @@
 import { filter, type MonoTypeOperatorFunction } from 'rxjs';
 import type { Change } from '../store/change';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 
 /**
  * Keeps the changes of objects in one namespace, or in any of several. Cluster-scoped objects

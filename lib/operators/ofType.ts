@@ -1,6 +1,6 @@
 import { filter, type OperatorFunction } from 'rxjs';
 import type { Change } from '../store/change';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 
 /**
  * Keeps the changes of the given types (`'add'`, `'update'`, `'delete'`), narrowing their type.

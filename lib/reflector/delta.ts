@@ -1,5 +1,4 @@
-import type { BucketHandover } from '../store/handover';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 
 /**
  * The delta stream: what the reflector emits and the indexer reduces. It follows client-go's
@@ -70,3 +69,19 @@ export type Delta<T extends KubeObject = KubeObject> =
 
 /** The `type` of a delta. */
 export type DeltaType = Delta['type'];
+
+/**
+ * Why a relist moved objects in or out of the cache: a sharded informer started serving another
+ * set of buckets. The sharded informer puts it on the `Replace` that lists the new set; the
+ * indexer marks that Replace's adds and deletes with it (see {@link HandoverMark}).
+ */
+export interface BucketHandover {
+  /** Buckets served now and not by the cache before this Replace: their objects arrive. Sorted. */
+  readonly acquired: readonly number[];
+  /** Buckets the cache served before this Replace and no longer does: their objects leave. Sorted. */
+  readonly released: readonly number[];
+  /** Every bucket served from this Replace on. Sorted. */
+  readonly served: readonly number[];
+  /** The bucket an object falls in (the ring's hash of its key). */
+  readonly bucketOf: (object: KubeObject) => number;
+}

@@ -1,4 +1,4 @@
-import type { InformerError, RejectedObjectError } from '../sources/errors';
+import type { InformerError, RejectedObjectError } from '../base/errors';
 
 /**
  * What the reflector is doing, for `health$`. Each state says since when it holds (the

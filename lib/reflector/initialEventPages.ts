@@ -1,5 +1,5 @@
 import type { ReplaceDelta } from './delta';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 
 /**
  * A streaming list's initial events, passed on as Replace pages as they arrive, so that they flow

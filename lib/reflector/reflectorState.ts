@@ -1,6 +1,6 @@
 import type { ReflectorPhase } from './health';
-import { IdleTimeoutError, NetworkError, ProtocolError, StatusError, isExpired, isTooLargeResourceVersion } from '../sources/errors';
-import type { InformerError } from '../sources/errors';
+import { IdleTimeoutError, NetworkError, ProtocolError, StatusError, isExpired, isTooLargeResourceVersion } from '../base/errors';
+import type { InformerError } from '../base/errors';
 import { initialBackoffState, nextBackoff } from './backoff';
 import type { BackoffState, ResolvedBackoffConfig } from './backoff';
 

@@ -1,4 +1,4 @@
-import type { InformerError } from '../sources/errors';
+import type { InformerError } from '../base/errors';
 
 /**
  * What the reflector reports about each request it makes, through `reflect({ onRequest })`: when

@@ -1,4 +1,4 @@
-import type { InformerError } from '../sources/errors';
+import type { InformerError } from '../base/errors';
 import type { RequestEvent, RequestOutcome, RequestSummary } from './requestEvent';
 
 /** The request in flight, as far as reports go: what it is, since when, and its items so far. */

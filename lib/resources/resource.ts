@@ -1,4 +1,4 @@
-import type { KubeObject, ObjectMeta } from '../store/object';
+import type { KubeObject, ObjectMeta } from '../base/object';
 
 /**
  * Names a Kubernetes resource type: enough to build its URLs. `T` is the object type it yields,

@@ -1,12 +1,12 @@
 import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import { catchError, EMPTY, map, Observable, type OperatorFunction } from 'rxjs';
-import type { Logger } from '../logger';
+import type { Logger } from '../base/logger';
 import type { Resource } from '../resources/resource';
 import { resourcePath } from '../resources/resource';
 import { statusErrorFromResponse } from '../sources/statusError';
 import type { ListerWatcher, ListOptions, ListPage, WatchEvent, WatchOptions } from '../sources/listerWatcher';
 import { kubeRequest, readBody } from '../sources/transport';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 
 /**
  * `label` mode: a ring run by timebertt/kubernetes-controller-sharding's sharder, which assigns

@@ -4,13 +4,13 @@ import { checkInformerConfig } from '../informer/checkInformerConfig';
 import { informerName, informerOfDeltas, type Informer, type InformerOptions } from '../informer/informer';
 import { leaderElectionFrom, type LeaderState } from '../leaderElection/leaderElection';
 import { kubeLeaseClient, type LeaseClient } from '../leaderElection/leaseClient';
-import { silentLogger } from '../logger';
+import { silentLogger } from '../base/logger';
 import type { Delta } from '../reflector/delta';
 import { reflect, type ReflectConfig } from '../reflector/reflect';
 import type { Resource } from '../resources/resource';
 import { kubeListerWatcher } from '../sources/kubeListerWatcher';
 import type { ListerWatcher } from '../sources/listerWatcher';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import { CONTROLLER_RING_LABEL, drainingListerWatcher, drainLabelOf, kubeDrainAcknowledger, shardLabelOf, type DrainAcknowledger } from './labelShard';
 import type { RingRef } from './ringConfig';
 

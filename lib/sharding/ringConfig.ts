@@ -1,7 +1,7 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { defaultBackoffConfig, type BackoffConfig } from '../reflector/backoff';
 import { resolveElectionConfig } from '../leaderElection/electionConfig';
-import { silentLogger, type Logger } from '../logger';
+import { silentLogger, type Logger } from '../base/logger';
 import { MAX_BUCKETS } from './buckets';
 import { memberLeaseName } from './ringLease';
 

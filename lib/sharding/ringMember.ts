@@ -3,7 +3,7 @@ import type { LeaseClient } from '../leaderElection/leaseClient';
 import { PendingWork } from '../leaderElection/pendingWork';
 import { isConflict, isNotFound, microTime } from '../leaderElection/leaseRecord';
 import type { Lease } from '../resources/builtins';
-import { NetworkError } from '../sources/errors';
+import { NetworkError } from '../base/errors';
 import type { Snapshot } from '../store/snapshot';
 import { planHandover, targetOf, type HandoverPlan, type PeerView } from './handover';
 import { resolveRingConfig, type RingMemberConfig, type RingMemberOptions } from './ringConfig';

@@ -1,6 +1,6 @@
 import { filter, map, type Observable } from 'rxjs';
 import type { ListerWatcher, ListOptions, ListPage, WatchEvent, WatchOptions } from '../sources/listerWatcher';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import { bucketOf, shardSelectorOf, type ShardField } from './buckets';
 import { fnv1a64 } from './fnv1a64';
 

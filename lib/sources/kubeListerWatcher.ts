@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import type { Observable } from 'rxjs';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import type { Resource } from '../resources/resource';
 import { list$, type IncrementalDecoding } from './list';
 import type { ListerWatcher, ListOptions, ListPage, Scope, WatchEvent, WatchOptions } from './listerWatcher';

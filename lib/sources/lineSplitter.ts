@@ -1,4 +1,4 @@
-import { ProtocolError } from './errors';
+import { ProtocolError } from '../base/errors';
 
 /**
  * The longest watch line accepted by default. 64 MiB: far above any object etcd stores (1.5 MiB

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import { Observable } from 'rxjs';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import { apiVersionOf, resourcePath, type Resource } from '../resources/resource';
-import { excerptGuard, ProtocolError } from './errors';
+import { excerptGuard, ProtocolError } from '../base/errors';
 import type { ListOptions, ListPage, Scope } from './listerWatcher';
 import { readListBody } from './listBody';
 import { excerptOf, statusErrorFromResponse } from './statusError';

@@ -1,6 +1,6 @@
 import { constants as bufferConstants } from 'node:buffer';
 import type { Readable } from 'node:stream';
-import { NetworkError, ProtocolError } from './errors';
+import { NetworkError, ProtocolError } from '../base/errors';
 import { ListDecoder } from './listDecoder';
 import { excerptOf } from './statusError';
 import { toReadError } from './transport';

@@ -1,4 +1,4 @@
-import { ProtocolError } from './errors';
+import { ProtocolError } from '../base/errors';
 import { HeldText } from './heldText';
 import { CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, isJsonWhitespace, JsonValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './jsonValueEnd';
 import { excerptOf } from './statusError';

@@ -1,5 +1,5 @@
 import type { Observable } from 'rxjs';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 
 /**
  * The seam between the informer and the API server. `list$`/`watch$` over HTTP implement it;

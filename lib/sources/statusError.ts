@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { ProtocolError, StatusError, type Status } from './errors';
+import { ProtocolError, StatusError, type Status } from '../base/errors';
 
 /**
  * Turns what the API server says about a failure into a StatusError: a `metav1.Status` body, or

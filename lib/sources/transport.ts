@@ -3,7 +3,7 @@ import * as https from 'node:https';
 import type { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
-import { ConfigError, InformerError, NetworkError, ProtocolError } from './errors';
+import { ConfigError, InformerError, NetworkError, ProtocolError } from '../base/errors';
 
 /**
  * The HTTP transport of the sources: one GET against the cluster a `KubeConfig` points at, with

@@ -1,5 +1,5 @@
-import type { HandoverMark } from './handover';
-import type { KubeObject } from './object';
+import type { KubeObject } from '../base/object';
+import type { BucketHandover } from '../reflector/delta';
 
 /**
  * A change the indexer applied to the cache: what `changes$` emits and handlers receive.
@@ -55,4 +55,17 @@ export interface DeleteChange<T extends KubeObject = KubeObject> {
 export function sameResourceVersion(oldObject: KubeObject, object: KubeObject): boolean {
   const version = oldObject.metadata.resourceVersion;
   return version !== undefined && version !== '' && version === object.metadata.resourceVersion;
+}
+
+/**
+ * On an add or a delete that a bucket handover caused: an add of an object in a bucket acquired
+ * (`acquired`), a delete of one in a bucket released (`released`). A delete in a bucket still
+ * served carries none: the object was deleted while the informer relisted.
+ */
+export interface HandoverMark {
+  readonly type: 'acquired' | 'released';
+  /** The object's bucket. */
+  readonly bucket: number;
+  /** The whole handover this object moved in. */
+  readonly handover: BucketHandover;
 }

@@ -1,5 +1,5 @@
 import type { Change } from './change';
-import type { KubeObject } from './object';
+import type { KubeObject } from '../base/object';
 
 /**
  * How far back, in snapshots, {@link ChangeSequencer} remembers when each key last changed. A

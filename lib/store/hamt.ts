@@ -11,7 +11,9 @@ import { Batch, hashString, insert, Leaf, lookup, remove, type Node } from './ha
 import { forEachLeaf, LeafIterator } from './hamtWalk';
 
 export { hashString } from './hamtNodes';
-export { diffHamt, type HamtDifference } from './hamtDiff';
+import { diffTries, type HamtDifference } from './hamtDiff';
+
+export type { HamtDifference } from './hamtDiff';
 
 const keyOf = <V>(leaf: Leaf<V>): string => leaf.key;
 const valueOf = <V>(leaf: Leaf<V>): V => leaf.value;
@@ -93,6 +95,17 @@ export class HamtMap<V> implements Iterable<[string, V]> {
   asTransient(): TransientHamtMap<V> {
     return new Transient(this.root, this.size, HamtMap.fromRoot);
   }
+}
+
+/**
+ * The keys whose values differ between `older` and `newer` (compared by identity), lazily, in
+ * the trie's order. Subtrees the two maps share are skipped without a look inside, so two versions
+ * of one map that differ in k keys cost O(k log32 n) however large they are (unrelated maps cost
+ * O(n)); the walk holds one frame per trie level, never a list of the differences.
+ */
+export function diffHamt<V>(older: HamtMap<V>, newer: HamtMap<V>): Generator<HamtDifference<V>, void, undefined> {
+  // A module-level reader of the private field, by name, which TypeScript allows.
+  return diffTries(older['root'], newer['root']);
 }
 
 /** A map being built in place; call `persistent()` once to seal it into a {@link HamtMap}. */

@@ -1,24 +1,18 @@
 /** What changed between two versions of a map (`HamtMap`), found by walking both tries at once. */
-import type { HamtMap } from './hamt';
 import { BITS, Branch, Leaf, MASK, popcount, type Node } from './hamtNodes';
 import { leaves } from './hamtWalk';
-
-/** The trie under a map, for the walk below (TypeScript lets a module read a private field by name). */
-function rootOf<V>(map: HamtMap<V>): Node<V> | undefined {
-  return map['root'];
-}
 
 /** A key whose value differs between two maps, with its value in each (undefined where absent). */
 export type HamtDifference<V> = readonly [key: string, before: V | undefined, after: V | undefined];
 
 /**
- * The keys whose values differ between `older` and `newer` (compared by identity), lazily, in
+ * The keys whose values differ between the tries `older` and `newer` (compared by identity), lazily, in
  * the trie's order. Subtrees the two maps share are skipped without a look inside, so two versions
  * of one map that differ in k keys cost O(k log32 n) however large they are (unrelated maps cost
  * O(n)); the walk holds one frame per trie level, never a list of the differences.
  */
-export function* diffHamt<V>(older: HamtMap<V>, newer: HamtMap<V>): Generator<HamtDifference<V>, void, undefined> {
-  yield* diffNodes(rootOf(older), rootOf(newer), 0);
+export function* diffTries<V>(older: Node<V> | undefined, newer: Node<V> | undefined): Generator<HamtDifference<V>, void, undefined> {
+  yield* diffNodes(older, newer, 0);
 }
 
 function* diffNodes<V>(a: Node<V> | undefined, b: Node<V> | undefined, shift: number): Generator<HamtDifference<V>, void, undefined> {

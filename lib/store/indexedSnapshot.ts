@@ -8,7 +8,7 @@ import type { Change } from './change';
 import type { NumberedSnapshot } from './changeSequence';
 import { diffHamt, HamtMap, TransientHamtMap, type HamtDifference } from './hamt';
 import { namespaceIndex, type IndexFunc } from './indexers';
-import type { KubeObject } from './object';
+import type { KubeObject } from '../base/object';
 import { parseLabelSelector } from './selector';
 import type { ListQuery, Snapshot } from './snapshot';
 

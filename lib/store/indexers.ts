@@ -4,7 +4,7 @@
  * in O(log n). Index functions must be pure: the indexer calls them again on the cached object
  * to find which postings to drop when it changes.
  */
-import type { KubeObject } from './object';
+import type { KubeObject } from '../base/object';
 
 /** Maps an object to its index values (none, one or several; duplicates are ignored). */
 export type IndexFunc<T extends KubeObject = KubeObject> = (object: T) => readonly string[];

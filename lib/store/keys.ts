@@ -2,8 +2,8 @@
  * Cache keys, as client-go's MetaNamespaceKeyFunc and SplitMetaNamespaceKey make them:
  * `namespace/name` for namespaced objects, `name` for cluster-scoped ones.
  */
-import { ProtocolError } from '../sources/errors';
-import type { KubeObject } from './object';
+import { ProtocolError } from '../base/errors';
+import type { KubeObject } from '../base/object';
 
 /** A key taken apart. `namespace` is '' for a cluster-scoped object. */
 export interface SplitKey {

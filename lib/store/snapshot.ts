@@ -1,5 +1,5 @@
 import type { Change } from './change';
-import type { KubeObject } from './object';
+import type { KubeObject } from '../base/object';
 
 /** A query over a snapshot: both parts optional, both must match. */
 export interface ListQuery {

@@ -2,7 +2,7 @@
  * Transforms for `indexer({ transform })`: they run once per object before it is stored, never on
  * delete tombstones, and must not mutate their input (return a new object instead).
  */
-import type { KubeObject } from './object';
+import type { KubeObject } from '../base/object';
 
 /**
  * Drops `metadata.managedFields`, the server-side-apply bookkeeping that is often a third or more

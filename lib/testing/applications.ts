@@ -5,7 +5,7 @@
  * resources of this kind tens of kilobytes; here each is about 20 KB of JSON.
  */
 import { defineResource, type Resource } from '../resources/resource';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import { NAME_ALPHABET, timestamp } from './pods';
 import { pick, randomHex, randomInt, randomString, type Random } from './random';
 

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import type { Resource } from '../resources/resource';
-import type { Status } from '../sources/errors';
+import type { Status } from '../base/errors';
 import { forbidden, unauthorized } from './status';
 
 /**

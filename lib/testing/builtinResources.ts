@@ -1,7 +1,6 @@
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import { defineResource, type Resource } from '../resources/resource';
 import { configMaps, deployments, leases, namespaces, nodes, pods, secrets, services } from '../resources/builtins';
-import { LEASE_UPDATE_STRATEGY, type UpdateStrategy } from './updateStrategy';
 
 /** The custom resource the loopback server serves beside the built-ins: `example.com/v1` Widget. */
 export interface Widget extends KubeObject {
@@ -16,6 +15,27 @@ export const widgets: Resource<Widget> = defineResource<Widget>({
   kind: 'Widget',
   namespaced: true,
 });
+
+/**
+ * How a PUT behaves for a resource whose registry strategy differs from the loopback server's
+ * default (unconditional updates allowed, no create on update): the two switches of apiserver's
+ * `rest.RESTUpdateStrategy`, applied as `registry/generic/registry/store.go`'s `Update` does.
+ */
+export interface UpdateStrategy {
+  /**
+   * A PUT to a missing name creates the object, whatever resourceVersion it carries; it is
+   * answered 201 (apiserver `endpoints/handlers/update.go`: `wasCreated`).
+   */
+  readonly allowCreateOnUpdate: boolean;
+  /** A PUT without `metadata.resourceVersion` overwrites; when false it is answered 422. */
+  readonly allowUnconditionalUpdate: boolean;
+}
+
+/**
+ * Leases (kubernetes `pkg/registry/coordination/lease/strategy.go`): a PUT may create, and must
+ * carry the resourceVersion it read, which is what makes leader election safe.
+ */
+export const LEASE_UPDATE_STRATEGY: UpdateStrategy = Object.freeze({ allowCreateOnUpdate: true, allowUnconditionalUpdate: false });
 
 /** What the server knows about a resource it serves, beyond the URL parts: what discovery shows. */
 export interface ServedResource {

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import type { Resource } from '../resources/resource';
 import { namespaces as namespaceResource, pods as podResource, type Namespace } from '../resources/builtins';
 import { APPS, NAME_ALPHABET, evolvePod, replicaSetOf, timestamp, makePod } from './pods';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SchedulerLike } from 'rxjs';
-import type { KubeObject, ObjectMeta } from '../store/object';
+import type { KubeObject, ObjectMeta } from '../base/object';
 import { apiVersionOf, type Resource } from '../resources/resource';
 import { resourceId } from './builtinResources';
 import { EventHistory, type WatchCacheLimits } from './eventHistory';

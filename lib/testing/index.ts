@@ -29,4 +29,4 @@ export * from './churn';
 export { storeLeaseClient, type StoreLeaseClientOptions, type LeaseRequest, type LeaseFault, type Latency } from './storeLeaseClient';
 export { storeListerWatcher, type StoreListerWatcherOptions } from './storeListerWatcher';
 export { skewedScheduler, type ClockSkew } from './skewedScheduler';
-export { LEASE_UPDATE_STRATEGY, type UpdateStrategy } from './updateStrategy';
+export { LEASE_UPDATE_STRATEGY, type UpdateStrategy } from './builtinResources';

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import { parseFieldSelector, parseLabelSelector, SelectorSyntaxError } from '../store/selector';
 import type { ServedResource } from './builtinResources';
 import type { ServerProfile } from './serverVersion';

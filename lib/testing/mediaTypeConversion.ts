@@ -1,6 +1,6 @@
 import type { Resource } from '../resources/resource';
-import type { Status } from '../sources/errors';
-import type { KubeObject } from '../store/object';
+import type { Status } from '../base/errors';
+import type { KubeObject } from '../base/object';
 import type { StoredObject } from './history';
 import { ApiStatusError, failure } from './status';
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import type { Resource } from '../resources/resource';
 import type { ClusterStoreImpl } from './clusterStore';
 import type { StoredObject } from './history';

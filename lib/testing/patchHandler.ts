@@ -1,5 +1,5 @@
 import type { Resource } from '../resources/resource';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import { isCustomResource } from './builtinResources';
 import type { ClusterStoreImpl } from './clusterStore';
 import { jsonOf, type StoredObject } from './history';

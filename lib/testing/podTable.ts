@@ -1,4 +1,4 @@
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import { ageOf, humanDuration } from './humanDuration';
 import { column, NAME_COLUMN, AGE_COLUMN, type TablePrinter, type TableRowData } from './tableColumns';
 

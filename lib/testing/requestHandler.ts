@@ -1,7 +1,7 @@
 import type * as http from 'node:http';
 import type { SchedulerLike } from 'rxjs';
-import type { Status } from '../sources/errors';
-import type { KubeObject } from '../store/object';
+import type { Status } from '../base/errors';
+import type { KubeObject } from '../base/object';
 import { authenticate, authorize, type DenyRule, type Verb } from './auth';
 import type { ServedResource } from './builtinResources';
 import type { ClusterStoreImpl } from './clusterStore';

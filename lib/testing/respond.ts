@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Status } from '../sources/errors';
+import type { Status } from '../base/errors';
 import { GZIP_THRESHOLD_BYTES, ResponseBody } from './responseBody';
 
 /** Writing answers: JSON bodies and Status errors with the API server's headers (B.7). */

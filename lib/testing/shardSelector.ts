@@ -1,5 +1,5 @@
 import { fnv1a64, hashHex } from '../sharding/fnv1a64';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 
 /**
  * KEP-5866's `shardSelector` as the API server reads it (kubernetes/apiserver

@@ -1,6 +1,6 @@
-import type { Status } from '../sources/errors';
+import type { Status } from '../base/errors';
 import type { Resource } from '../resources/resource';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 
 /**
  * `metav1.Status` bodies with the messages the real API server writes (PROTOCOL.md B.7, B.8), so

@@ -1,12 +1,13 @@
 import { Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import type { LeaseClient } from '../leaderElection/leaseClient';
 import { leases, type Lease } from '../resources/builtins';
-import { NetworkError, StatusError } from '../sources/errors';
+import { NetworkError, StatusError } from '../base/errors';
 import { ClusterStoreImpl, type ClusterStore } from './clusterStore';
 import { jsonOf } from './history';
 import { createObject, getObject, parseObjectBody } from './objectHandlers';
 import { ApiStatusError } from './status';
-import { LEASE_UPDATE_STRATEGY, updateWithStrategy } from './updateStrategy';
+import { LEASE_UPDATE_STRATEGY } from './builtinResources';
+import { updateWithStrategy } from './updateStrategy';
 
 /**
  * A {@link LeaseClient} over a loopback store, without HTTP, for leader-election tests in virtual

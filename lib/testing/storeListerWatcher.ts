@@ -1,8 +1,8 @@
 import { Observable, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import type { Resource } from '../resources/resource';
 import type { ListerWatcher, ListOptions, ListPage, WatchEvent, WatchOptions } from '../sources/listerWatcher';
-import { NetworkError, StatusError } from '../sources/errors';
-import type { KubeObject } from '../store/object';
+import { NetworkError, StatusError } from '../base/errors';
+import type { KubeObject } from '../base/object';
 import { parseLabelSelector } from '../store/selector';
 import { ClusterStoreImpl, type ClusterStore } from './clusterStore';
 import { jsonOf, type StoredObject } from './history';

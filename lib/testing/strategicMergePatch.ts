@@ -1,5 +1,5 @@
 import type { Resource } from '../resources/resource';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 
 /**
  * Strategic merge patch (`application/strategic-merge-patch+json`), the patch kubectl sends for

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import { type StoredObject, jsonOf } from './history';
 import { ApiStatusError, badRequest, notSupportedField } from './status';
 import type { TablePrinter } from './tableColumns';

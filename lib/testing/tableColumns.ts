@@ -1,4 +1,4 @@
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 
 /**
  * The parts of a `meta.k8s.io` Table the printers make: column definitions and one row's cells.

@@ -1,30 +1,10 @@
 import type { Resource } from '../resources/resource';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import type { ClusterStoreImpl } from './clusterStore';
 import type { StoredObject } from './history';
 import { createObject, updateObject } from './objectHandlers';
 import { ApiStatusError, invalid } from './status';
-
-/**
- * How a PUT behaves for a resource whose registry strategy differs from the loopback server's
- * default (unconditional updates allowed, no create on update): the two switches of apiserver's
- * `rest.RESTUpdateStrategy`, applied as `registry/generic/registry/store.go`'s `Update` does.
- */
-export interface UpdateStrategy {
-  /**
-   * A PUT to a missing name creates the object, whatever resourceVersion it carries; it is
-   * answered 201 (apiserver `endpoints/handlers/update.go`: `wasCreated`).
-   */
-  readonly allowCreateOnUpdate: boolean;
-  /** A PUT without `metadata.resourceVersion` overwrites; when false it is answered 422. */
-  readonly allowUnconditionalUpdate: boolean;
-}
-
-/**
- * Leases (kubernetes `pkg/registry/coordination/lease/strategy.go`): a PUT may create, and must
- * carry the resourceVersion it read, which is what makes leader election safe.
- */
-export const LEASE_UPDATE_STRATEGY: UpdateStrategy = Object.freeze({ allowCreateOnUpdate: true, allowUnconditionalUpdate: false });
+import type { UpdateStrategy } from './builtinResources';
 
 /**
  * A PUT under `strategy`: creates a missing object when allowed, refuses an update without a

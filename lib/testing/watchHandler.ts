@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { apiVersionOf, type Resource } from '../resources/resource';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import type { ClusterStoreImpl } from './clusterStore';
 import type { Fault } from './faults';
 import { eventLine, jsonOf, objectLine, watchLine, type ChangeType, type StoreEvent, type WireLine } from './history';

@@ -1,6 +1,6 @@
 import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import { effectiveResyncPeriod, resync } from '../handlers/resync';
-import type { KubeObject } from '../store/object';
+import type { KubeObject } from '../base/object';
 import type { Snapshot } from '../store/snapshot';
 
 /** Options of {@link changedKeys}. All optional. */

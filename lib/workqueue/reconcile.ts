@@ -1,8 +1,8 @@
 import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
-import { silentLogger, type Logger } from '../logger';
+import { silentLogger, type Logger } from '../base/logger';
 import { RetryLimiter, type RetryRateLimit } from './rateLimiter';
 import { Workers, type ReconcileEvent, type Reconciler } from './workers';
-import type { WorkqueueMetricsSink } from '../metrics/workqueueMetrics';
+import type { WorkqueueMetricsSink } from './workqueueMetrics';
 
 export type { QueueStats, ReconcileContext, ReconcileEvent, Reconciler } from './workers';
 

@@ -1,7 +1,7 @@
 import { isObservable, type Observable, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
-import type { Logger } from '../logger';
+import type { Logger } from '../base/logger';
 import { KeyQueue, type KeyQueueObserver } from './keyQueue';
-import type { WorkqueueMetricEvent, WorkqueueMetricsSink } from '../metrics/workqueueMetrics';
+import type { WorkqueueMetricEvent, WorkqueueMetricsSink } from './workqueueMetrics';
 import { RetryLimiter, type RetryRateLimit } from './rateLimiter';
 import { requeueDelayOf, type ReconcileOutcome } from './reconcileResult';
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { InformerError } from '../../lib/sources/errors';
+import { InformerError } from '../../lib/base/errors';
 import { waitForSync } from '../../lib/informer/waitForSync';
 import { contents, openWatch, pod, quietWatch, runInformer, sendList, startRawApiServer, twoPods, type RawApiServer, type RunningInformer, type WatchStream } from './rawApiServer';
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ConfigError, InformerError } from '../../lib/sources/errors';
+import { ConfigError, InformerError } from '../../lib/base/errors';
 import { loadClientNode } from '../../lib/testing';
 import { waitForSync } from '../../lib/informer/waitForSync';
 import { contents, openWatch, pod, quietWatch, runInformer, startRawApiServer, twoPods, type RawApiServer, type RunningInformer } from './rawApiServer';

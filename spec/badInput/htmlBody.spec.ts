@@ -1,4 +1,4 @@
-import { ProtocolError, type InformerError } from '../../lib/sources/errors';
+import { ProtocolError, type InformerError } from '../../lib/base/errors';
 import { checkBadListAnswer, checkBadWatchInput } from './catalogue';
 import { sendRaw } from './rawApiServer';
 

@@ -1,4 +1,4 @@
-import { ProtocolError, type InformerError } from '../../lib/sources/errors';
+import { ProtocolError, type InformerError } from '../../lib/base/errors';
 import { defaultMaxLineBytes } from '../../lib/sources/lineSplitter';
 import { contents, openWatch, pod, runInformer, startRawApiServer, twoPods, type RawApiServer, type RunningInformer } from './rawApiServer';
 

@@ -1,4 +1,4 @@
-import { ProtocolError, type InformerError } from '../../lib/sources/errors';
+import { ProtocolError, type InformerError } from '../../lib/base/errors';
 import { checkBadWatchInput } from './catalogue';
 
 const isMalformedJson = (error: InformerError): error is ProtocolError => error instanceof ProtocolError && error.problem === 'malformed-json';

@@ -1,4 +1,4 @@
-import { ProtocolError, type InformerError } from '../../lib/sources/errors';
+import { ProtocolError, type InformerError } from '../../lib/base/errors';
 import { checkBadListAnswer } from './catalogue';
 import { pod, sendRaw } from './rawApiServer';
 

@@ -5,7 +5,7 @@ import { filter, firstValueFrom, map, Subscription, timeout } from 'rxjs';
 import type { Health } from '../../lib/reflector/health';
 import { informer, type Informer, type InformerOptions } from '../../lib/informer/informer';
 import { pods, type Pod } from '../../lib/resources/builtins';
-import { InformerError } from '../../lib/sources/errors';
+import { InformerError } from '../../lib/base/errors';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { loadClientNode } from '../../lib/testing';
 

@@ -1,4 +1,4 @@
-import { ConfigError } from '../../lib/sources/errors';
+import { ConfigError } from '../../lib/base/errors';
 import { SelectorSyntaxError } from '../../lib/store/selector';
 import { quietWatch, runInformer, startRawApiServer, twoPods, type RawApiServer } from './rawApiServer';
 

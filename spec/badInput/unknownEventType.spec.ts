@@ -1,4 +1,4 @@
-import { ProtocolError, type InformerError } from '../../lib/sources/errors';
+import { ProtocolError, type InformerError } from '../../lib/base/errors';
 import { checkBadWatchInput } from './catalogue';
 import { pod } from './rawApiServer';
 

@@ -43,7 +43,7 @@ export function quickstartBlock(markdown: string): CodeBlock {
 export function againstRepository(code: string): string {
   return code
     .replace(/from 'rx-informer\/testing'/g, `from ${JSON.stringify(path.join(REPO, 'lib/testing/index'))}`)
-    .replace(/from 'rx-informer\/prometheus'/g, `from ${JSON.stringify(path.join(REPO, 'lib/metrics/prometheus/index'))}`)
+    .replace(/from 'rx-informer\/prometheus'/g, `from ${JSON.stringify(path.join(REPO, 'lib/prometheus/index'))}`)
     .replace(/from 'rx-informer'/g, `from ${JSON.stringify(path.join(REPO, 'lib/index'))}`);
 }
 

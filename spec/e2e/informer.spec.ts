@@ -1,12 +1,12 @@
 import { filter, firstValueFrom, ReplaySubject, type Observable, type Subscription } from 'rxjs';
 import { informer, type Informer } from '../../lib/informer/informer';
 import { changedAt } from '../../lib/operators/changedAt';
-import type { ResourceHandlers } from '../../lib/handlers/handle';
+import type { ResourceHandlers } from '../../lib/handlers/resourceHandlers';
 import { defineResource } from '../../lib/resources/resource';
 import { configMaps, pods, type Pod } from '../../lib/resources/builtins';
 import type { InformerHealth } from '../../lib/reflector/health';
-import type { KubeObject } from '../../lib/store/object';
-import { NetworkError, StatusError } from '../../lib/sources/errors';
+import type { KubeObject } from '../../lib/base/object';
+import { NetworkError, StatusError } from '../../lib/base/errors';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { waitForSync } from '../../lib/informer/waitForSync';

@@ -1,5 +1,6 @@
 import { filter, firstValueFrom, type Subscription } from 'rxjs';
-import { HandlerQueueOverflowError, type HandlerEvent } from '../../lib/handlers/handle';
+import type { HandlerEvent } from '../../lib/handlers/resourceHandlers';
+import { HandlerQueueOverflowError } from '../../lib/handlers/notifications';
 import { informer } from '../../lib/informer/informer';
 import { waitForSync } from '../../lib/informer/waitForSync';
 import { pods, type Pod } from '../../lib/resources/builtins';

@@ -3,9 +3,9 @@ import { informer } from '../../lib/informer/informer';
 import { informerFactory } from '../../lib/factory/factory';
 import { waitForSync } from '../../lib/informer/waitForSync';
 import { list$ } from '../../lib/sources/list';
-import { StatusError } from '../../lib/sources/errors';
+import { StatusError } from '../../lib/base/errors';
 import { pods, type Pod } from '../../lib/resources/builtins';
-import type { PartialObjectMetadata } from '../../lib/metadata/partialObjectMetadata';
+import type { PartialObjectMetadata } from '../../lib/sources/partialObjectMetadata';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { createChurn, makePod, NEWEST_SERVER_VERSION, OLDEST_SERVER_VERSION, seededRandom, startApiServer, type ApiServer, type ApiServerOptions } from '../../lib/testing';
 

@@ -1,8 +1,8 @@
 import type { Delta } from '../../lib/reflector/delta';
 import type { ReflectConfig } from '../../lib/reflector/reflect';
 import type { Pod } from '../../lib/resources/builtins';
-import { IdleTimeoutError, NetworkError, ProtocolError, StatusError } from '../../lib/sources/errors';
-import type { InformerError } from '../../lib/sources/errors';
+import { IdleTimeoutError, NetworkError, ProtocolError, StatusError } from '../../lib/base/errors';
+import type { InformerError } from '../../lib/base/errors';
 import { NEWEST_SERVER_VERSION, startApiServer } from '../../lib/testing';
 import type { ApiServer, Fault, RequestRecord, ServerVersion } from '../../lib/testing';
 import { describeEachServerVersion } from '../support/serverVersions';

@@ -1,5 +1,5 @@
 import type { ReflectConfig } from '../../lib/reflector/reflect';
-import { StatusError } from '../../lib/sources/errors';
+import { StatusError } from '../../lib/base/errors';
 import { NEWEST_SERVER_VERSION, OLDEST_SERVER_VERSION, startApiServer } from '../../lib/testing';
 import type { ApiServer, RequestRecord, ServerVersion } from '../../lib/testing';
 import { PodMutator, podRequests, ReflectorProbe, serverVersions, waitFor } from './faultHarness';

@@ -1,11 +1,11 @@
 import { VirtualTimeScheduler } from 'rxjs';
-import { isExpired, isTooLargeResourceVersion, IdleTimeoutError, NetworkError, ProtocolError, StatusError } from '../../lib/sources/errors';
+import { isExpired, isTooLargeResourceVersion, IdleTimeoutError, NetworkError, ProtocolError, StatusError } from '../../lib/base/errors';
 import { kubeListerWatcher } from '../../lib/sources/kubeListerWatcher';
 import { list$ } from '../../lib/sources/list';
 import type { ListPage, WatchEvent } from '../../lib/sources/listerWatcher';
 import { watch$ } from '../../lib/sources/watch';
 import { defineResource } from '../../lib/resources/resource';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import { serverProfile, startApiServer, testCertificates, widgets, type ApiServer, type ApiServerOptions } from '../../lib/testing';
 import { collect, kubeConfigFor, startProxy } from '../sources/support';
 import { describeEachServerVersion } from '../support/serverVersions';

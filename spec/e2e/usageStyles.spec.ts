@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { filter, firstValueFrom, ReplaySubject } from 'rxjs';
 import { informerFactory } from '../../lib/factory/factory';
-import type { HandlerEvent } from '../../lib/handlers/handle';
+import type { HandlerEvent } from '../../lib/handlers/resourceHandlers';
 import { informer } from '../../lib/informer/informer';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing';

@@ -1,5 +1,5 @@
 import { configMaps, deployments, type ConfigMap, type Deployment } from '../../lib/resources/builtins';
-import { StatusError } from '../../lib/sources/errors';
+import { StatusError } from '../../lib/base/errors';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { infoName, main } from '../../examples/configMapPerDeployment';
 import { Lines } from './lines';

@@ -1,12 +1,12 @@
 import { firstValueFrom, filter, ReplaySubject, throwError, type Observable, type Subscription } from 'rxjs';
 import { IndexerConflictError, informerFactory, type InformerFactory } from '../../lib/factory/factory';
-import type { HandlerEvent } from '../../lib/handlers/handle';
+import type { HandlerEvent } from '../../lib/handlers/resourceHandlers';
 import { informer, type Informer } from '../../lib/informer/informer';
 import { InformerStoppedError } from '../../lib/informer/waitForSync';
-import * as indexerModule from '../../lib/operators/indexer';
+import * as indexerModule from '../../lib/store/indexer';
 import * as kubeListerWatcherModule from '../../lib/sources/kubeListerWatcher';
 import { configMaps, namespaces, pods, type Pod } from '../../lib/resources/builtins';
-import { ConfigError, StatusError } from '../../lib/sources/errors';
+import { ConfigError, StatusError } from '../../lib/base/errors';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { labelIndex } from '../../lib/store/indexers';
 import { dropManagedFields } from '../../lib/store/transforms';

@@ -1,6 +1,6 @@
 import { CatchUp } from '../../lib/handlers/catchUp';
 import type { HandlerNotification } from '../../lib/handlers/notifications';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { obj, replace, snapshotsOf } from './handleFixtures';
 

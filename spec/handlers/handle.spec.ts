@@ -1,9 +1,11 @@
 import { queueScheduler, shareReplay, Subject } from 'rxjs';
-import { handle, HandlerQueueOverflowError, type HandlerEvent, type ResourceHandlers } from '../../lib/handlers/handle';
+import { handle } from '../../lib/handlers/handle';
+import type { HandlerEvent, ResourceHandlers } from '../../lib/handlers/resourceHandlers';
+import { HandlerQueueOverflowError } from '../../lib/handlers/notifications';
 import type { Change } from '../../lib/store/change';
 import { ChangeSequencer } from '../../lib/store/changeSequence';
 import type { IndexedSnapshot } from '../../lib/store/indexedSnapshot';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { deferred, flushMicrotasks, newTestScheduler, obj, recordingHandlers, replace, ReplayingHandler, snapshotsOf } from './handleFixtures';
 

@@ -1,12 +1,12 @@
 import { from } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { Delta } from '../../lib/reflector/delta';
-import { indexer } from '../../lib/operators/indexer';
-import type { ResourceHandlers } from '../../lib/handlers/handle';
+import { indexer } from '../../lib/store/indexer';
+import type { ResourceHandlers } from '../../lib/handlers/resourceHandlers';
 import { Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
 import { ChangeSequencer } from '../../lib/store/changeSequence';
 import type { IndexedSnapshot } from '../../lib/store/indexedSnapshot';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import type { Snapshot } from '../../lib/store/snapshot';
 
 /**

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { shareReplay, Subject, type Subscription } from 'rxjs';
-import { handle, HandlerQueueOverflowError, type HandlerEvent, type ResourceHandlers } from '../../lib/handlers/handle';
+import { handle } from '../../lib/handlers/handle';
+import type { HandlerEvent, ResourceHandlers } from '../../lib/handlers/resourceHandlers';
+import { HandlerQueueOverflowError } from '../../lib/handlers/notifications';
 import type { Delta } from '../../lib/reflector/delta';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { batched, flushMicrotasks, ManualScheduler, obj, replace, ReplayingHandler, snapshotsOf } from './handleFixtures';

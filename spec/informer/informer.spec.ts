@@ -3,13 +3,13 @@ import type { Delta } from '../../lib/reflector/delta';
 import type { Health, InformerHealth } from '../../lib/reflector/health';
 import { informerFrom, informerName } from '../../lib/informer/informer';
 import { waitForSync } from '../../lib/informer/waitForSync';
-import type { Logger } from '../../lib/logger';
-import { RejectedObjectError, StatusError } from '../../lib/sources/errors';
+import type { Logger } from '../../lib/base/logger';
+import { RejectedObjectError, StatusError } from '../../lib/base/errors';
 import type { ListerWatcher } from '../../lib/sources/listerWatcher';
 import { deployments, pods } from '../../lib/resources/builtins';
 import type { Change } from '../../lib/store/change';
 import { labelIndex } from '../../lib/store/indexers';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { fakeListerWatcher, pod } from './informerFixtures';
 

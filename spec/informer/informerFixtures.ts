@@ -1,7 +1,7 @@
 import { Observable, of, Subject, throwError } from 'rxjs';
-import type { InformerError } from '../../lib/sources/errors';
+import type { InformerError } from '../../lib/base/errors';
 import type { ListOptions, ListPage, ListerWatcher, WatchEvent, WatchOptions } from '../../lib/sources/listerWatcher';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 
 /**
  * A ListerWatcher test double for informer tests: lists answer at once from `objects` (or fail

@@ -1,9 +1,9 @@
 import { EMPTY, throwError, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { informerFrom, type Informer } from '../../lib/informer/informer';
-import { NetworkError, StatusError } from '../../lib/sources/errors';
+import { NetworkError, StatusError } from '../../lib/base/errors';
 import type { ListerWatcher } from '../../lib/sources/listerWatcher';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { InformerStoppedError, SyncTimeoutError, waitForSync } from '../../lib/informer/waitForSync';
 import { fakeListerWatcher, pod } from './informerFixtures';

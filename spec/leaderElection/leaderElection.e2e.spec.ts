@@ -2,7 +2,7 @@ import { Observable, type Subscription } from 'rxjs';
 import { kubeLeaseClient, type LeaseClient } from '../../lib/leaderElection/leaseClient';
 import { leaderElection, leaderElectionFrom, type LeaderState } from '../../lib/leaderElection/leaderElection';
 import { leases } from '../../lib/resources/builtins';
-import { NetworkError } from '../../lib/sources/errors';
+import { NetworkError } from '../../lib/base/errors';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { until } from '../support/until';
 

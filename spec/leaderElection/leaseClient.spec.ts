@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { asyncScheduler, firstValueFrom, lastValueFrom } from 'rxjs';
 import { kubeLeaseClient, type LeaseClient } from '../../lib/leaderElection/leaseClient';
 import { leases, type Lease } from '../../lib/resources/builtins';
-import { NetworkError, StatusError } from '../../lib/sources/errors';
+import { NetworkError, StatusError } from '../../lib/base/errors';
 import { createClusterStore, startApiServer, storeLeaseClient, type ApiServer, type ClusterStore } from '../../lib/testing';
 import { loopbackKubeConfig } from '../../lib/testing/kubeConfig';
 

@@ -1,7 +1,7 @@
 import { NEVER, Observable, defer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { backoff } from '../../lib/operators/backoff';
-import { StatusError } from '../../lib/sources/errors';
+import { StatusError } from '../../lib/base/errors';
 
 describe('backoff operator', () => {
   let scheduler: TestScheduler;

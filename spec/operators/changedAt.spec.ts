@@ -1,9 +1,9 @@
 import { from, lastValueFrom, mergeMap, toArray } from 'rxjs';
 import type { Delta } from '../../lib/reflector/delta';
 import { changedAt } from '../../lib/operators/changedAt';
-import { indexer } from '../../lib/operators/indexer';
+import { indexer } from '../../lib/store/indexer';
 import type { Change } from '../../lib/store/change';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import { newTestScheduler } from '../handlers/handleFixtures';
 
 type Labelled = KubeObject & { status: { phase: string } };

@@ -1,4 +1,4 @@
-import { IdleTimeoutError, NetworkError, ProtocolError, StatusError } from '../../lib/sources/errors';
+import { IdleTimeoutError, NetworkError, ProtocolError, StatusError } from '../../lib/base/errors';
 import { reflect } from '../../lib/reflector/reflect';
 import {
   IDLE_MS,

@@ -6,10 +6,10 @@ import type { Delta } from '../../lib/reflector/delta';
 import { reflect } from '../../lib/reflector/reflect';
 import type { ReflectConfig } from '../../lib/reflector/reflect';
 import type { Health } from '../../lib/reflector/health';
-import type { Logger } from '../../lib/logger';
-import { NetworkError, StatusError } from '../../lib/sources/errors';
+import type { Logger } from '../../lib/base/logger';
+import { NetworkError, StatusError } from '../../lib/base/errors';
 import type { ListOptions, ListPage, ListerWatcher, WatchEvent, WatchOptions } from '../../lib/sources/listerWatcher';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 
 /**
  * Test support for `reflect`: a scripted ListerWatcher that records every call (what, when, with

@@ -1,7 +1,7 @@
 import { concat, from } from 'rxjs';
 import { reflect } from '../../lib/reflector/reflect';
 import type { ListerWatcher } from '../../lib/sources/listerWatcher';
-import { NetworkError } from '../../lib/sources/errors';
+import { NetworkError } from '../../lib/base/errors';
 import {
   added,
   bookmark,

@@ -1,8 +1,8 @@
 import { defaultBackoffConfig } from '../../lib/reflector/backoff';
 import { initialContext, listRequest, phaseOf, relistRequest, step } from '../../lib/reflector/reflectorState';
 import type { ListRequest, ReflectorContext, ReflectorInput, ReflectorRequest, ReflectorState, ReflectorTransition } from '../../lib/reflector/reflectorState';
-import { IdleTimeoutError, NetworkError, ProtocolError } from '../../lib/sources/errors';
-import type { InformerError } from '../../lib/sources/errors';
+import { IdleTimeoutError, NetworkError, ProtocolError } from '../../lib/base/errors';
+import type { InformerError } from '../../lib/base/errors';
 import { connectionRefused, expired, statusError } from './reflectHarness';
 
 /** random 0: every backoff wait is its base delay (the low end of [d, 2d)). */

@@ -4,7 +4,7 @@ import { deployments, pods, type Deployment, type Pod } from '../../lib/resource
 import { apiVersionOf, defineResource, resourcePath, type Resource } from '../../lib/resources/resource';
 import { informer, type Informer } from '../../lib/informer/informer';
 import { waitForSync } from '../../lib/informer/waitForSync';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { describeEachServerVersion } from '../support/serverVersions';

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { statusErrorFromResponse, retryAfterSeconds } from '../../lib/sources/statusError';
-import { StatusError } from '../../lib/sources/errors';
+import { StatusError } from '../../lib/base/errors';
 import { contents, openWatch, pod, runInformer, sendList, startRawApiServer, type RawApiServer, type RunningInformer } from '../badInput/rawApiServer';
 
 /** Every TypeScript file of the library, shipped code only. */

@@ -5,7 +5,7 @@ import { inspect } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Subscription } from 'rxjs';
 import { informer } from '../../lib/informer/informer';
-import type { Logger } from '../../lib/logger';
+import type { Logger } from '../../lib/base/logger';
 import { pods } from '../../lib/resources/builtins';
 import { loadClientNode, startApiServer, testCertificates, type ApiServer } from '../../lib/testing';
 import { waitForSync } from '../../lib/informer/waitForSync';

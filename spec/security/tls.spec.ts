@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { NetworkError } from '../../lib/sources/errors';
+import { NetworkError } from '../../lib/base/errors';
 import { loadClientNode, startApiServer, testCertificates, type ApiServer } from '../../lib/testing';
 import { waitForSync } from '../../lib/informer/waitForSync';
 import { runInformer, type RunningInformer } from '../badInput/rawApiServer';

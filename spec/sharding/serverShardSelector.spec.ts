@@ -2,7 +2,7 @@ import { firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import { bucketOf, shardSelectorOf } from '../../lib/sharding/buckets';
 import { fnv1a64 } from '../../lib/sharding/fnv1a64';
-import { StatusError } from '../../lib/sources/errors';
+import { StatusError } from '../../lib/base/errors';
 import { list$ } from '../../lib/sources/list';
 import { watch$ } from '../../lib/sources/watch';
 import { parseShardSelector, ShardSelectorError } from '../../lib/testing/shardSelector';

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import { HandlerLedger, isConverged, type LegalityRule } from '../../soak/legality';
 
 const obj = (name: string, rv: string): KubeObject => ({ metadata: { name, namespace: 'ns', resourceVersion: rv } });

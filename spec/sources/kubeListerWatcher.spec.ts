@@ -1,4 +1,4 @@
-import { ProtocolError } from '../../lib/sources/errors';
+import { ProtocolError } from '../../lib/base/errors';
 import { kubeListerWatcher } from '../../lib/sources/kubeListerWatcher';
 import { defineResource } from '../../lib/resources/resource';
 import { collect, kubeConfigFor, sendJson, startServer, type TestServer } from './support';

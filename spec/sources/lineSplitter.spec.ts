@@ -1,5 +1,5 @@
 import * as fc from 'fast-check';
-import { ProtocolError } from '../../lib/sources/errors';
+import { ProtocolError } from '../../lib/base/errors';
 import { LineSplitter } from '../../lib/sources/lineSplitter';
 
 function splitAll(chunks: readonly Buffer[], maxLineBytes?: number): { lines: string[]; splitter: LineSplitter } {

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import * as zlib from 'node:zlib';
-import { NetworkError, ProtocolError, StatusError } from '../../lib/sources/errors';
+import { NetworkError, ProtocolError, StatusError } from '../../lib/base/errors';
 import { list$ } from '../../lib/sources/list';
 import type { ListPage } from '../../lib/sources/listerWatcher';
 import { defineResource } from '../../lib/resources/resource';

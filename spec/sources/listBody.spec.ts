@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as zlib from 'node:zlib';
-import { NetworkError, ProtocolError } from '../../lib/sources/errors';
+import { NetworkError, ProtocolError } from '../../lib/base/errors';
 import { readListBody, type ListBodyOptions } from '../../lib/sources/listBody';
 import { kubeRequest, responseBody } from '../../lib/sources/transport';
 import { kubeConfigFor, startServer, type TestServer } from './support';

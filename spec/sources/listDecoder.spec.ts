@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import fc from 'fast-check';
-import { ProtocolError } from '../../lib/sources/errors';
+import { ProtocolError } from '../../lib/base/errors';
 import { ListDecoder } from '../../lib/sources/listDecoder';
 
 interface Decoded {

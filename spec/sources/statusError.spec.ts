@@ -1,4 +1,4 @@
-import { ProtocolError, StatusError } from '../../lib/sources/errors';
+import { ProtocolError, StatusError } from '../../lib/base/errors';
 import { errorFromWatchEvent, retryAfterSeconds, statusErrorFromResponse } from '../../lib/sources/statusError';
 
 const status429 = {

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import type { TLSSocket } from 'node:tls';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ConfigError, NetworkError, ProtocolError, type InformerError } from '../../lib/sources/errors';
+import { ConfigError, NetworkError, ProtocolError, type InformerError } from '../../lib/base/errors';
 import { inContext, kubeRequest, readBody, readText, responseBody, toReadError } from '../../lib/sources/transport';
 import { testCertificates } from '../../lib/testing/tls';
 import { kubeConfigFor, sendJson, startProxy, startServer, tokenForTests, type TestServer } from './support';

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { take, toArray, VirtualTimeScheduler, firstValueFrom } from 'rxjs';
-import { IdleTimeoutError, NetworkError, ProtocolError, StatusError } from '../../lib/sources/errors';
+import { IdleTimeoutError, NetworkError, ProtocolError, StatusError } from '../../lib/base/errors';
 import type { WatchEvent } from '../../lib/sources/listerWatcher';
 import { watch$ } from '../../lib/sources/watch';
 import { defineResource } from '../../lib/resources/resource';

@@ -1,6 +1,6 @@
 import * as zlib from 'node:zlib';
 import type { ServerResponse } from 'node:http';
-import { ProtocolError } from '../../lib/sources/errors';
+import { ProtocolError } from '../../lib/base/errors';
 import type { WatchEvent } from '../../lib/sources/listerWatcher';
 import { watch$ } from '../../lib/sources/watch';
 import { defineResource } from '../../lib/resources/resource';

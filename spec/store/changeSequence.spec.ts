@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { from } from 'rxjs';
-import { indexer } from '../../lib/operators/indexer';
+import { indexer } from '../../lib/store/indexer';
 import type { Delta } from '../../lib/reflector/delta';
 import type { Change } from '../../lib/store/change';
 import { ChangeSequencer, RECORD_LIMIT, SEQUENCE_WINDOW, type SequencePosition } from '../../lib/store/changeSequence';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import type { Snapshot } from '../../lib/store/snapshot';
 
 const obj = (name: string, resourceVersion: string): KubeObject => ({ metadata: { name, namespace: 'ns', resourceVersion } });

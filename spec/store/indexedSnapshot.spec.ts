@@ -1,6 +1,6 @@
 import { IndexedSnapshot, IndexNotFoundError } from '../../lib/store/indexedSnapshot';
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX } from '../../lib/store/indexers';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 
 const pod = (name: string, namespace: string, app?: string): KubeObject => ({ metadata: { name, namespace, ...(app ? { labels: { app } } : {}) } });
 const indexers = { [NAMESPACE_INDEX]: namespaceIndex, app: labelIndex('app') };

@@ -1,5 +1,5 @@
 import { fieldIndex, labelIndex, namespaceIndex, ownerIndex } from '../../lib/store/indexers';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 
 const pod = (metadata: Partial<KubeObject['metadata']>, rest: Record<string, unknown> = {}): KubeObject =>
   ({ metadata: { name: 'p', ...metadata }, ...rest }) as KubeObject;

@@ -1,6 +1,6 @@
-import { ProtocolError } from '../../lib/sources/errors';
+import { ProtocolError } from '../../lib/base/errors';
 import { objectKey, splitKey } from '../../lib/store/keys';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 
 describe('objectKey', () => {
   it('is namespace/name for a namespaced object', () => {

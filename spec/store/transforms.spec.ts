@@ -1,4 +1,4 @@
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import { dropManagedFields } from '../../lib/store/transforms';
 
 const pod = (metadata: Partial<KubeObject['metadata']>, rest: Record<string, unknown> = {}): KubeObject =>

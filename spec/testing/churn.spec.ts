@@ -1,4 +1,4 @@
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import type { Resource } from '../../lib/resources/resource';
 import { namespaces, pods, type Pod } from '../../lib/resources/builtins';
 import { createChurn, makePod, seededRandom, type ChurnStore } from '../../lib/testing/churn';

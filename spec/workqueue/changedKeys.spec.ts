@@ -1,7 +1,7 @@
 import type { Observable } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { changedKeys } from '../../lib/workqueue/changedKeys';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import { newTestScheduler, obj, replace, snapshotsOf } from '../handlers/handleFixtures';
 
 function owned(name: string, resourceVersion: string, owner: string): KubeObject {

@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import { from, Subject } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { Delta } from '../../lib/reflector/delta';
-import { indexer } from '../../lib/operators/indexer';
+import { indexer } from '../../lib/store/indexer';
 import type { Change } from '../../lib/store/change';
 import { labelIndex, namespaceIndex, ownerIndex, type IndexFunc } from '../../lib/store/indexers';
 import { objectKey } from '../../lib/store/keys';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import type { Snapshot } from '../../lib/store/snapshot';
 
 const indexers: Record<string, IndexFunc> = {

@@ -1,4 +1,4 @@
-import type { ObjectMeta } from '../store/object';
+import type { ObjectMeta } from '../base/object';
 
 /**
  * Sharing equal `labels` and `ownerReferences` between the objects of one metadata-only cache.

@@ -1,5 +1,5 @@
-import { SharedMetadata } from '../../lib/metadata/sharedMetadata';
-import type { ObjectMeta } from '../../lib/store/object';
+import { SharedMetadata } from '../../lib/sources/sharedMetadata';
+import type { ObjectMeta } from '../../lib/base/object';
 
 /** Equal labels and owner references shared between the objects of one metadata-only cache. */
 

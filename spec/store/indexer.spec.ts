@@ -1,11 +1,12 @@
 import { from, map, Subject } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { Delta } from '../../lib/reflector/delta';
-import { indexer, type IndexerConfig } from '../../lib/operators/indexer';
+import { indexer } from '../../lib/store/indexer';
+import type { IndexerConfig } from '../../lib/store/indexerConfig';
 import type { Change } from '../../lib/store/change';
 import { IndexNotFoundError } from '../../lib/store/indexedSnapshot';
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX, ownerIndex } from '../../lib/store/indexers';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import { SelectorSyntaxError } from '../../lib/store/selector';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { dropManagedFields } from '../../lib/store/transforms';

@@ -1,10 +1,11 @@
 import { from } from 'rxjs';
 import type { Delta } from '../../lib/reflector/delta';
-import { indexer, type IndexerConfig } from '../../lib/operators/indexer';
-import { RejectedObjectError } from '../../lib/sources/errors';
+import { indexer } from '../../lib/store/indexer';
+import type { IndexerConfig } from '../../lib/store/indexerConfig';
+import { RejectedObjectError } from '../../lib/base/errors';
 import type { Change } from '../../lib/store/change';
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX, type IndexFunc } from '../../lib/store/indexers';
-import type { KubeObject } from '../../lib/store/object';
+import type { KubeObject } from '../../lib/base/object';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { dropManagedFields } from '../../lib/store/transforms';
 

@@ -1,6 +1,6 @@
 import { filter } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { WorkqueueMetricEvent } from '../../lib/metrics/workqueueMetrics';
+import type { WorkqueueMetricEvent } from '../../lib/workqueue/workqueueMetrics';
 import { reconcile } from '../../lib/workqueue/reconcile';
 
 /** reconcile()'s `metrics` sink in virtual time: one frame is one millisecond. */

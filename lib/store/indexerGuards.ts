@@ -1,5 +1,5 @@
-import { namespaceIndex, type IndexFunc } from '../store/indexers';
-import type { KubeObject } from '../store/object';
+import { namespaceIndex, type IndexFunc } from './indexers';
+import type { KubeObject } from '../base/object';
 
 /**
  * The guards the indexer puts around your code (index functions, the transform), so that what it

@@ -2,8 +2,8 @@ import { filter, map, merge, type Observable } from 'rxjs';
 import type { Delta } from '../reflector/delta';
 import { MIN_HEALTHY_WATCH_MS } from '../reflector/reflectorState';
 import type { RequestEvent, RequestOutcome } from '../reflector/requestEvent';
-import { isExpired, isTooLargeResourceVersion, type InformerError } from '../sources/errors';
-import type { KubeObject } from '../store/object';
+import { isExpired, isTooLargeResourceVersion, type InformerError } from '../base/errors';
+import type { KubeObject } from '../base/object';
 
 /** Why a relist happened: the error that ended the request before it. */
 export type RelistCause =

@@ -1,6 +1,6 @@
 import { Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { idleWatchdog } from '../../lib/reflector/idleWatchdog';
+import { idleWatchdog } from '../../lib/sources/idleWatchdog';
 
 /** Emits the virtual time at which the watchdog fired; `activity$` values touch it. */
 function firings(scheduler: TestScheduler, activity$: Observable<unknown>, idleMs: number): Observable<number> {

@@ -1,4 +1,4 @@
-import type { KubeObject, ObjectMeta } from '../store/object';
+import type { KubeObject, ObjectMeta } from '../base/object';
 
 /**
  * Metadata-only objects: what `informer(kubeConfig, resource, { metadataOnly: true })` caches.

@@ -1,7 +1,7 @@
 import { map, mergeMap, Subject, throwError, timer, VirtualTimeScheduler } from 'rxjs';
 import { Counter, Registry } from 'prom-client';
-import type { InformerMetricEvent } from '../../lib/metrics/informerMetrics';
-import { MetricConflictError, registerInformerMetrics, registerWorkqueueMetrics } from '../../lib/metrics/prometheus';
+import type { InformerMetricEvent } from '../../lib/informer/informerMetrics';
+import { MetricConflictError, registerInformerMetrics, registerWorkqueueMetrics } from '../../lib/prometheus/index';
 import { reconcile } from '../../lib/workqueue/reconcile';
 
 /** The value of each series of `metric` in `registry`, as `{labels} value` lines (histograms: their _count and _sum). */

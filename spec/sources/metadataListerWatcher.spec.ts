@@ -1,8 +1,8 @@
-import { collect, kubeConfigFor, sendJson, startServer, type TestServer } from '../sources/support';
-import { metadataListerWatcher } from '../../lib/metadata/metadataListerWatcher';
-import { METADATA_ACCEPT, METADATA_LIST_ACCEPT } from '../../lib/metadata/partialObjectMetadata';
+import { collect, kubeConfigFor, sendJson, startServer, type TestServer } from './support';
+import { metadataListerWatcher } from '../../lib/sources/metadataListerWatcher';
+import { METADATA_ACCEPT, METADATA_LIST_ACCEPT } from '../../lib/sources/partialObjectMetadata';
 import { pods } from '../../lib/resources/builtins';
-import { StatusError } from '../../lib/sources/errors';
+import { StatusError } from '../../lib/base/errors';
 
 /** What a metadata-only lister-watcher asks for and what it makes of every answer, against canned HTTP servers. */
 

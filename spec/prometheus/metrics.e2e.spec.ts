@@ -3,7 +3,7 @@ import type { Subscription } from 'rxjs';
 import { informerFactory } from '../../lib/factory/factory';
 import { informer } from '../../lib/informer/informer';
 import { waitForSync } from '../../lib/informer/waitForSync';
-import { registerInformerMetrics, registerWorkqueueMetrics } from '../../lib/metrics/prometheus';
+import { registerInformerMetrics, registerWorkqueueMetrics } from '../../lib/prometheus/index';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { changedKeys } from '../../lib/workqueue/changedKeys';

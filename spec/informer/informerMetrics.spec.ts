@@ -1,7 +1,7 @@
 import { NEVER, throwError } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { informerFrom } from '../../lib/informer/informer';
-import type { InformerMetricEvent } from '../../lib/metrics/informerMetrics';
+import type { InformerMetricEvent } from '../../lib/informer/informerMetrics';
 import type { ListerWatcher } from '../../lib/sources/listerWatcher';
 import {
   added,

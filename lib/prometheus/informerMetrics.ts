@@ -1,5 +1,5 @@
 import type { Observable, Subscription } from 'rxjs';
-import type { InformerMetricEvent, RelistCause, WatchEventType } from '../informerMetrics';
+import type { InformerMetricEvent, RelistCause, WatchEventType } from '../informer/informerMetrics';
 import { counterIn, gaugeIn, histogramIn, type MetricsRegistry } from './registeredMetric';
 
 /** Seconds a list takes: from 5 ms to a minute (the Prometheus defaults, extended for large lists). */

@@ -1,5 +1,5 @@
 import { Gauge } from 'prom-client';
-import type { WorkqueueMetricEvent, WorkqueueMetricsSink } from '../workqueueMetrics';
+import type { WorkqueueMetricEvent, WorkqueueMetricsSink } from '../workqueue/workqueueMetrics';
 import { counterIn, gaugeIn, histogramIn, registeredMetric, type MetricShape, type MetricsRegistry } from './registeredMetric';
 
 /**

@@ -1,5 +1,5 @@
 import { pods } from '../../lib/resources/builtins';
-import { METADATA_ACCEPT, METADATA_LIST_ACCEPT } from '../../lib/metadata/partialObjectMetadata';
+import { METADATA_ACCEPT, METADATA_LIST_ACCEPT } from '../../lib/sources/partialObjectMetadata';
 import { negotiateConversion } from '../../lib/testing/mediaTypeConversion';
 import { ApiStatusError } from '../../lib/testing/status';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '../../lib/testing/server';

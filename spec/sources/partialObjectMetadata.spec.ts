@@ -1,5 +1,5 @@
-import { toPartialObjectMetadata } from '../../lib/metadata/partialObjectMetadata';
-import type { KubeObject } from '../../lib/store/object';
+import { toPartialObjectMetadata } from '../../lib/sources/partialObjectMetadata';
+import type { KubeObject } from '../../lib/base/object';
 
 /** Reducing what the server sent (converted or whole) to the PartialObjectMetadata the cache keeps. */
 

@@ -1,9 +1,9 @@
 import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import { map } from 'rxjs';
 import type { Resource } from '../resources/resource';
-import { kubeListerWatcher, type KubeListerWatcherOptions } from '../sources/kubeListerWatcher';
-import type { ListerWatcher, Scope } from '../sources/listerWatcher';
-import type { KubeObject } from '../store/object';
+import { kubeListerWatcher, type KubeListerWatcherOptions } from './kubeListerWatcher';
+import type { ListerWatcher, Scope } from './listerWatcher';
+import type { KubeObject } from '../base/object';
 import { SharedMetadata } from './sharedMetadata';
 import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, toPartialObjectMetadata, type MetadataOnlyOptions, type PartialObjectMetadata } from './partialObjectMetadata';
 
