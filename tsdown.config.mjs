@@ -5,6 +5,10 @@
 // relative imports, so lib/ keeps its extensionless imports.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
+
+const { ENTRY_POINTS } = createRequire(import.meta.url)('./scripts/entryPoints.js');
+const entries = ENTRY_POINTS.map((entry) => entry.source);
 
 const OUT_DIR = 'dist';
 
@@ -44,7 +48,7 @@ export default [
   {
     ...library,
     format: 'esm',
-    entry: ['lib/index.ts', 'lib/testing/index.ts', 'lib/prometheus/index.ts'],
+    entry: entries,
     // ES modules have no __filename; Node >= 20.11 gives them import.meta.filename, the same path
     // (lib/testing resolves the user's @kubernetes/client-node from its own location).
     define: { __filename: 'import.meta.filename' },
@@ -53,7 +57,7 @@ export default [
     ...library,
     format: 'cjs',
     // The rx-informer-apiserver bin is CommonJS only: a command has no importers.
-    entry: ['lib/index.ts', 'lib/testing/index.ts', 'lib/prometheus/index.ts', 'lib/testing/cli.ts'],
+    entry: [...entries, 'lib/testing/cli.ts'],
     clean: false,
   },
 ];

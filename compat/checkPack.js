@@ -37,7 +37,8 @@ for (const [field, value] of entryPoints) {
   }
 }
 // Both formats for each subpath, each with its own declarations (.d.mts beside .mjs, .d.cts beside .cjs).
-for (const subpath of ['.', './testing', './prometheus']) {
+const { ENTRY_POINTS, distOf } = require('../scripts/entryPoints');
+for (const { subpath } of ENTRY_POINTS) {
   const entry = (manifest.exports && manifest.exports[subpath]) || {};
   for (const [condition, js, dts] of [['import', '.mjs', '.d.mts'], ['require', '.cjs', '.d.cts']]) {
     const target = entry[condition];
@@ -73,9 +74,10 @@ for (const file of files) {
   }
 }
 // Both builds are there: every public module in both formats, with declarations.
-for (const base of ['index', 'testing/index', 'prometheus/index']) {
+for (const entry of ENTRY_POINTS) {
   for (const ext of ['.mjs', '.d.mts', '.cjs', '.d.cts']) {
-    if (!files.has(`dist/${base}${ext}`)) problems.push(`the tarball lacks dist/${base}${ext}`);
+    const file = distOf(entry, ext).slice(2);
+    if (!files.has(file)) problems.push(`the tarball lacks ${file}`);
   }
 }
 

@@ -117,6 +117,17 @@ async function main() {
   }
   check(privateError && privateError.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED', `a path outside the exports map loaded (or failed oddly: ${privateError && privateError.code})`);
 
+  step('every entry point of the exports map, with require and with import: the same names, none empty');
+  const manifest = require('rx-informer/package.json');
+  for (const subpath of Object.keys(manifest.exports).filter((key) => key !== './package.json')) {
+    const specifier = subpath === '.' ? 'rx-informer' : `rx-informer/${subpath.slice(2)}`;
+    // prom-client is the consumer's: present in this consumer project, so the prometheus entry loads.
+    const required = require(specifier);
+    const imported = await import(specifier);
+    check(Object.keys(required).length > 0, `'${specifier}' exports nothing under require`);
+    sameList(Object.keys(required).filter((name) => !(name in imported)), [], `named exports of '${specifier}' missing under ESM import`);
+  }
+
   step("require('rx-informer/testing')");
   const testing = require('rx-informer/testing');
   check(typeof testing.startApiServer === 'function', "'rx-informer/testing' exports no startApiServer");

@@ -11,7 +11,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as readline from 'node:readline';
 import { combineLatest, filter, startWith } from 'rxjs';
 import { formatBuckets } from '../lib/sharding/buckets';
-import { pods, shardedInformer } from '../lib';
+import { pods } from '../lib';
+import { shardedInformer } from '../lib/sharding';
 import { loopbackKubeConfig } from '../lib/testing/kubeConfig';
 import { startLoopback } from './loopback';
 

@@ -31,7 +31,7 @@ import {
   type Deployment,
   type Logger,
   type Snapshot,
-} from '../lib';
+} from 'rx-informer';
 import { aborted, KubeApiError, kubeJson } from './kubeApi';
 
 /** Options of {@link main}. */

@@ -12,7 +12,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { asyncScheduler, debounceTime, filter, groupBy, last, lastValueFrom, map, mergeMap, take, tap, toArray, type OperatorFunction, type SchedulerLike } from 'rxjs';
-import { informer, objectKey, pods, type AddedDelta, type Change, type DeletedDelta, type Delta, type KubeObject, type Pod, type UpdatedDelta } from '../lib';
+import { informer, objectKey, pods, type AddedDelta, type Change, type DeletedDelta, type Delta, type KubeObject, type Pod, type UpdatedDelta } from 'rx-informer';
 
 /** True when the pod's `Ready` condition is `True`. */
 export function isReady(pod: Pod): boolean {

@@ -11,8 +11,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { Subscription } from 'rxjs';
-import { changedKeys, dropManagedFields, informer, pods, reconcile } from '../lib';
-import { registerInformerMetrics, registerWorkqueueMetrics } from '../lib/prometheus/index';
+import { dropManagedFields, informer, pods } from 'rx-informer';
+import { changedKeys, reconcile } from 'rx-informer/workqueue';
+import { registerInformerMetrics, registerWorkqueueMetrics } from 'rx-informer/prometheus';
 
 /** Options of {@link main}. */
 export interface MetricsEndpointOptions {

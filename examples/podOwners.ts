@@ -8,7 +8,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { lastValueFrom, map, take, tap, toArray } from 'rxjs';
-import { informer, OWNER_INDEX, ownerIndex, pods, waitForSync, type Change, type PartialObjectMetadata } from '../lib';
+import { informer, OWNER_INDEX, ownerIndex, pods, waitForSync, type Change, type PartialObjectMetadata } from 'rx-informer';
 
 /** Options of {@link main}. */
 export interface PodOwnersOptions {

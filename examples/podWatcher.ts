@@ -7,7 +7,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { distinctUntilChanged, lastValueFrom, map, take, tap, toArray } from 'rxjs';
-import { dropManagedFields, informer, NAMESPACE_INDEX, pods, waitForSync, type Change, type Pod } from '../lib';
+import { dropManagedFields, informer, NAMESPACE_INDEX, pods, waitForSync, type Change, type Pod } from 'rx-informer';
 
 /** Options of {@link main}. */
 export interface PodWatcherOptions {

@@ -17,22 +17,19 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { hostname } from 'node:os';
 import { merge, Subscription } from 'rxjs';
 import {
-  changedKeys,
   configMaps,
   dropManagedFields,
   informer,
-  leaderElection,
   namespaces,
-  reconcile,
   resourcePath,
   waitForSync,
-  whileLeader,
   type ConfigMap,
-  type LeaderElectionOptions,
   type Logger,
   type Namespace,
   type Snapshot,
-} from '../lib';
+} from 'rx-informer';
+import { changedKeys, reconcile } from 'rx-informer/workqueue';
+import { leaderElection, whileLeader, type LeaderElectionOptions } from 'rx-informer/leader-election';
 import { aborted, KubeApiError, kubeJson } from './kubeApi';
 
 /** The label a Namespace carries to get a team ConfigMap. */

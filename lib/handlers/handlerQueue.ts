@@ -1,5 +1,6 @@
 import type { KubeObject } from '../base/object';
-import type { AddNotification, HandlerNotification } from './notifications';
+import type { AddChange } from '../store/change';
+import type { HandlerNotification } from './notifications';
 
 /**
  * The pending queue of a `handle()` subscription that has fallen behind: at most one entry per
@@ -16,7 +17,7 @@ import type { AddNotification, HandlerNotification } from './notifications';
 interface PendingEntry<T extends KubeObject> {
   readonly key: string;
   first: HandlerNotification<T>;
-  then: AddNotification<T> | undefined;
+  then: AddChange<T> | undefined;
   /** Sequence number of the push that made this key pending: entries leave in this order. */
   readonly seq: number;
   /** False once folded away (an add then its delete): the line skips it. */

@@ -1,13 +1,6 @@
 import { sameResourceVersion, type AddChange, type Change, type DeleteChange, type UpdateChange } from '../store/change';
 import type { KubeObject } from '../base/object';
 
-/**
- * A call `handle()` makes on a handler: an add. The same shape as the cache's `AddChange`;
- * `isInInitialList` here means the object was in the cache when this handler started (or came
- * with the informer's first list).
- */
-export type AddNotification<T extends KubeObject = KubeObject> = AddChange<T>;
-
 /** A call `handle()` makes on a handler: an update, with the state the handler saw last. */
 export interface UpdateNotification<T extends KubeObject = KubeObject> extends UpdateChange<T> {
   /** Nothing changed: this is the handler's periodic resync re-delivering a cached object. */
@@ -15,17 +8,13 @@ export interface UpdateNotification<T extends KubeObject = KubeObject> extends U
 }
 
 /**
- * A call `handle()` makes on a handler: a delete, with the last state the handler saw (or the
- * state the server sent with the deletion). `finalStateUnknown` when the deletion was inferred:
- * by a relist, or by a handler catching up after it fell behind (see `HandlerQueueOverflowError`).
+ * One handler call, as queued and as reported with errors: an add or a delete has the shape of
+ * the cache's change (on an add, `isInInitialList` means the object was in the cache when this
+ * handler started, or came with the informer's first list; on a delete, `finalStateUnknown` means
+ * the deletion was inferred, by a relist or by this handler catching up after it fell behind); an
+ * update carries the state the handler saw last.
  */
-export type DeleteNotification<T extends KubeObject = KubeObject> = DeleteChange<T>;
-
-/** One handler call, as queued and as reported with errors. */
-export type HandlerNotification<T extends KubeObject = KubeObject> =
-  | AddNotification<T>
-  | UpdateNotification<T>
-  | DeleteNotification<T>;
+export type HandlerNotification<T extends KubeObject = KubeObject> = AddChange<T> | UpdateNotification<T> | DeleteChange<T>;
 
 /**
  * A handler fell so far behind that more than `maxPending` distinct objects had a change it had

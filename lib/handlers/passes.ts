@@ -1,6 +1,7 @@
 import type { KubeObject } from '../base/object';
 import type { Snapshot } from '../store/snapshot';
-import type { AddNotification, UpdateNotification } from './notifications';
+import type { AddChange } from '../store/change';
+import type { UpdateNotification } from './notifications';
 
 /**
  * The initial pass of a handler: every object of the first snapshot it receives, as an add with
@@ -11,7 +12,7 @@ import type { AddNotification, UpdateNotification } from './notifications';
  */
 export class InitialPass<T extends KubeObject> {
   private readonly keys: Iterator<string>;
-  private ahead: AddNotification<T> | undefined;
+  private ahead: AddChange<T> | undefined;
 
   constructor(private readonly snapshot: Snapshot<T>) {
     this.keys = snapshot.keys();
@@ -23,13 +24,13 @@ export class InitialPass<T extends KubeObject> {
     return this.ahead === undefined;
   }
 
-  next(): AddNotification<T> | undefined {
+  next(): AddChange<T> | undefined {
     const notification = this.ahead;
     if (notification !== undefined) this.ahead = this.read();
     return notification;
   }
 
-  private read(): AddNotification<T> | undefined {
+  private read(): AddChange<T> | undefined {
     for (let step = this.keys.next(); step.done !== true; step = this.keys.next()) {
       const object = this.snapshot.get(step.value);
       if (object !== undefined) return { type: 'add', key: step.value, object, isInInitialList: true };

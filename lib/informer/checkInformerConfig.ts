@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { attributeTo, ConfigError, InformerError } from '../base/errors';
-import type { Scope } from '../sources/listerWatcher';
+import type { WatchScope } from '../sources/listerWatcher';
 import { resolveTarget } from '../sources/transport';
 import { parseFieldSelector, parseLabelSelector, SelectorSyntaxError } from '../store/selector';
 
@@ -13,7 +13,7 @@ import { parseFieldSelector, parseLabelSelector, SelectorSyntaxError } from '../
  *
  * @throws ConfigError attributed to the informer `name` (its message starts with the name).
  */
-export function checkInformerConfig(kubeConfig: KubeConfig, name: string, scope: Scope): void {
+export function checkInformerConfig(kubeConfig: KubeConfig, name: string, scope: WatchScope): void {
   try {
     resolveTarget(kubeConfig);
     checkSelector('invalid-label-selector', 'labelSelector', scope.labelSelector, parseLabelSelector);

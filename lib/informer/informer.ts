@@ -13,7 +13,7 @@ import type { Resource } from '../resources/resource';
 import type { RejectedObjectError } from '../base/errors';
 import { kubeListerWatcher } from '../sources/kubeListerWatcher';
 import type { IncrementalDecoding } from '../sources/list';
-import type { ListerWatcher, Scope } from '../sources/listerWatcher';
+import type { ListerWatcher, WatchScope } from '../sources/listerWatcher';
 import type { Change } from '../store/change';
 import type { IndexFunc } from '../store/indexers';
 import type { KubeObject } from '../base/object';
@@ -375,7 +375,7 @@ export function informerOfDeltas<T extends KubeObject = KubeObject>(source: (con
  * informerName(pods, { namespace: 'default', labelSelector: 'app=web' }); // 'pods@default?app=web'
  * ```
  */
-export function informerName(resource: Resource<KubeObject>, scope: Scope): string {
+export function informerName(resource: Resource<KubeObject>, scope: WatchScope): string {
   let name = resource.group === '' ? resource.plural : `${resource.plural}.${resource.group}`;
   if (resource.namespaced && scope.namespace) name += `@${scope.namespace}`;
   const selectors = [scope.labelSelector, scope.fieldSelector].filter((s): s is string => s !== undefined && s !== '');

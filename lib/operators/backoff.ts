@@ -50,7 +50,7 @@ export interface BackoffOperatorConfig extends BackoffConfig {
  * version$.subscribe((version) => console.log(version));
  * ```
  *
- * @param config Delays (defaults: {@link defaultBackoffConfig}), scheduler, jitter source and retry filter.
+ * @param config Delays (default: 800 ms doubling to a 30 s cap, each wait in [d, 2d), reset after 2 min without a failure), scheduler, jitter source and retry filter.
  * @returns An operator that retries forever (or until `shouldRetry` says no).
  * @throws RangeError at call time when the config is invalid.
  */

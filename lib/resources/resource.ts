@@ -16,8 +16,8 @@ export interface Resource<T extends KubeObject = KubeObject> {
   readonly __object?: T;
 }
 
-/** Where a request goes: all namespaces (undefined), or one. */
-export interface ResourceScope {
+/** Where `resourcePath` points: all namespaces (no `namespace`) or one, the collection (no `name`) or one object. */
+export interface ResourcePathOptions {
   readonly namespace?: string;
   readonly name?: string;
 }
@@ -26,7 +26,7 @@ export interface ResourceScope {
  * The URL path of a resource collection or object, as in PROTOCOL.md B.1.
  * Namespace and name are percent-encoded, so hostile names cannot change the path.
  */
-export function resourcePath(resource: Resource<KubeObject>, scope: ResourceScope = {}): string {
+export function resourcePath(resource: Resource<KubeObject>, scope: ResourcePathOptions = {}): string {
   const prefix = resource.group === '' ? `/api/${resource.version}` : `/apis/${resource.group}/${resource.version}`;
   const ns =
     resource.namespaced && scope.namespace !== undefined && scope.namespace !== ''

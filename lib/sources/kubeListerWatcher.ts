@@ -3,10 +3,9 @@ import type { Observable } from 'rxjs';
 import type { KubeObject } from '../base/object';
 import type { Resource } from '../resources/resource';
 import { list$, type IncrementalDecoding } from './list';
-import type { ListerWatcher, ListOptions, ListPage, Scope, WatchEvent, WatchOptions } from './listerWatcher';
+import type { ListerWatcher, ListOptions, ListPage, WatchScope, WatchEvent, WatchOptions } from './listerWatcher';
 import { watch$ } from './watch';
 
-export type { Scope } from './listerWatcher';
 
 /** How {@link kubeListerWatcher}'s requests behave, beyond their scope. */
 export interface KubeListerWatcherOptions {
@@ -49,10 +48,10 @@ export interface KubeListerWatcherOptions {
 export function kubeListerWatcher<T extends KubeObject = KubeObject>(
   kubeConfig: KubeConfig,
   resource: Resource<T>,
-  scope: Scope = {},
+  scope: WatchScope = {},
   options: KubeListerWatcherOptions = {},
 ): ListerWatcher<T> {
-  const scoped = <O extends ListOptions | WatchOptions>(request: O): O & Scope => ({
+  const scoped = <O extends ListOptions | WatchOptions>(request: O): O & WatchScope => ({
     ...request,
     namespace: scope.namespace,
     labelSelector: request.labelSelector ?? scope.labelSelector,

@@ -4,7 +4,7 @@ import { Observable } from 'rxjs';
 import type { KubeObject } from '../base/object';
 import { apiVersionOf, resourcePath, type Resource } from '../resources/resource';
 import { excerptGuard, ProtocolError } from '../base/errors';
-import type { ListOptions, ListPage, Scope } from './listerWatcher';
+import type { ListOptions, ListPage, WatchScope } from './listerWatcher';
 import { readListBody } from './listBody';
 import { excerptOf, statusErrorFromResponse } from './statusError';
 import { encodeQuery, isJsonContentType, kubeRequest, readBody, responseBody } from './transport';
@@ -17,7 +17,7 @@ import { encodeQuery, isJsonContentType, kubeRequest, readBody, responseBody } f
  * const options: ListStreamOptions = { namespace: 'default', labelSelector: 'app=web', limit: 100 };
  * ```
  */
-export interface ListStreamOptions extends ListOptions, Scope {
+export interface ListStreamOptions extends ListOptions, WatchScope {
   /**
    * Leave the server's bytes out of ProtocolError excerpts (the message says they were withheld),
    * so a malformed item cannot carry an object's data into logs. Default: true for core
@@ -61,13 +61,13 @@ export interface IncrementalDecoding {
   /**
    * A response longer than this many characters is decoded as it arrives; a shorter one (a
    * 500-item page of pods is ~2.2 MB) is parsed whole, with one `JSON.parse`, when it has
-   * arrived. Default {@link defaultIncrementalDecoding} (3 MiB).
+   * arrived. Default 3 MiB (3 × 1024 × 1024 characters).
    */
   readonly afterChars?: number;
   /**
    * Items are parsed in batches of at least this many characters, one `JSON.parse` and one
    * emitted page each: the batch bounds the work of one event-loop turn. Default
-   * {@link defaultIncrementalDecoding} (256 KiB).
+   * 256 KiB (256 × 1024 characters).
    */
   readonly batchChars?: number;
 }

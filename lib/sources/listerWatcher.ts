@@ -45,7 +45,7 @@ export interface ListPage<T extends KubeObject = KubeObject> {
  * Which objects of a resource a list or watch covers: one namespace (or all when unset, and
  * always all for cluster-scoped resources), narrowed by label and field selectors.
  */
-export interface Scope {
+export interface WatchScope {
   readonly namespace?: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;

@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mod
 import { map } from 'rxjs';
 import type { Resource } from '../resources/resource';
 import { kubeListerWatcher, type KubeListerWatcherOptions } from './kubeListerWatcher';
-import type { ListerWatcher, Scope } from './listerWatcher';
+import type { ListerWatcher, WatchScope } from './listerWatcher';
 import type { KubeObject } from '../base/object';
 import { SharedMetadata } from './sharedMetadata';
 import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, toPartialObjectMetadata, type MetadataOnlyOptions, type PartialObjectMetadata } from './partialObjectMetadata';
@@ -40,7 +40,7 @@ import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, toPartialObjectMetadata, type Me
 export function metadataListerWatcher(
   kubeConfig: KubeConfig,
   resource: Resource<KubeObject>,
-  scope: Scope = {},
+  scope: WatchScope = {},
   options: KubeListerWatcherOptions & MetadataOnlyOptions = {},
 ): ListerWatcher<PartialObjectMetadata> {
   const { keepManagedFields, dropAnnotations, ...transport } = options;

@@ -28,7 +28,7 @@ export const PARTIAL_OBJECT_METADATA_API_VERSION = 'meta.k8s.io/v1';
  * there: no `spec`, no `status`.
  */
 export interface PartialObjectMetadata extends KubeObject {
-  readonly apiVersion: typeof PARTIAL_OBJECT_METADATA_API_VERSION;
+  readonly apiVersion: 'meta.k8s.io/v1';
   readonly kind: 'PartialObjectMetadata';
   readonly metadata: ObjectMeta;
 }

@@ -7,7 +7,7 @@ import { resourcePath, type Resource } from '../resources/resource';
 import { IdleTimeoutError, NetworkError, ProtocolError, excerptGuard } from '../base/errors';
 import { idleWatchdog, type IdleWatchdog } from './idleWatchdog';
 import { defaultMaxLineBytes, LineSplitter } from './lineSplitter';
-import type { Scope, WatchEvent, WatchOptions } from './listerWatcher';
+import type { WatchScope, WatchEvent, WatchOptions } from './listerWatcher';
 import { errorFromWatchEvent, excerptOf, statusErrorFromResponse } from './statusError';
 import { encodeQuery, isJsonContentType, kubeRequest, readBody, responseBody, toReadError } from './transport';
 
@@ -19,7 +19,7 @@ import { encodeQuery, isJsonContentType, kubeRequest, readBody, responseBody, to
  * const options: WatchStreamOptions = { resourceVersion: '10245', allowWatchBookmarks: true, timeoutSeconds: 290, idleTimeoutMs: 300_000 };
  * ```
  */
-export interface WatchStreamOptions extends WatchOptions, Scope {
+export interface WatchStreamOptions extends WatchOptions, WatchScope {
   /**
    * Fail with IdleTimeoutError when no byte arrives for this long (counted from subscription).
    * Default: none. The reflector keeps its own event-level timeout; this one is for direct users.
@@ -213,7 +213,7 @@ function parseEvent<T extends KubeObject>(line: string): WatchEvent<T> {
 }
 
 /** The query of a watch request; parameters left unset stay out of the URL. */
-function watchQuery(options: WatchOptions & Scope): string {
+function watchQuery(options: WatchOptions & WatchScope): string {
   return encodeQuery({
     watch: true,
     resourceVersion: options.resourceVersion,

@@ -17,7 +17,7 @@ export interface ReconcileOptions {
   readonly rateLimit?: RetryRateLimit;
   /**
    * After unsubscription, how long (ms) running reconciles may go on before their `signal`
-   * aborts and Observable ones are unsubscribed. Default 2 000: under {@link whileLeader} with the
+   * aborts and Observable ones are unsubscribed. Default 2 000: under `whileLeader` (rx-informer/leader-election) with the
    * default timings that stays inside the lease's safety margin (leaseDuration − renewDeadline −
    * retryPeriod = 3 s), so a reconcile still running when the lease is lost never overlaps the
    * next leader. Raise it for a controller without leader election whose reconciles are slow.

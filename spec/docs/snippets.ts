@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as ts from 'typescript';
+import { ENTRY_POINTS, specifierOf } from '../../scripts/entryPoints';
 
 /**
  * Helpers that treat code in the Markdown docs as programs: find the blocks, point their
@@ -41,10 +42,10 @@ export function quickstartBlock(markdown: string): CodeBlock {
 
 /** Rewrites the package's import specifiers to this repository's sources, as a user's build resolves them. */
 export function againstRepository(code: string): string {
-  return code
-    .replace(/from 'rx-informer\/testing'/g, `from ${JSON.stringify(path.join(REPO, 'lib/testing/index'))}`)
-    .replace(/from 'rx-informer\/prometheus'/g, `from ${JSON.stringify(path.join(REPO, 'lib/prometheus/index'))}`)
-    .replace(/from 'rx-informer'/g, `from ${JSON.stringify(path.join(REPO, 'lib/index'))}`);
+  return code.replace(/from '(rx-informer(?:\/[a-z-]+)?)'/g, (found, specifier: string) => {
+    const entry = ENTRY_POINTS.find((candidate) => specifierOf(candidate) === specifier);
+    return entry === undefined ? found : `from ${JSON.stringify(path.join(REPO, entry.source.replace(/\.ts$/, '')))}`;
+  });
 }
 
 /** A scratch folder outside the repository whose `node_modules` is the repository's. */
