@@ -5,10 +5,10 @@ import type { CoalescingQueue } from './handlerQueue';
 import { toNotification, type HandlerNotification } from './notifications';
 
 /**
- * The most snapshots a handler reads in place. Each keeps the trie paths it copied alive (about
- * 1 KB at 100k cached objects), so a handler further behind moves its changes into a queue,
- * which holds only notifications. Within the indexer's window, so that `touchedSince` sees back
- * to the first of them.
+ * The most snapshots a handler reads in place. Each keeps alive the trie paths its writes copied
+ * (docs/PERFORMANCE.md, "The persistent map": bytes per write), so a handler further behind moves
+ * its changes into a queue, which holds only notifications. Within the indexer's window, so that
+ * `touchedSince` sees back to the first of them.
  */
 export const RUN_LIMIT = SEQUENCE_WINDOW / 2;
 

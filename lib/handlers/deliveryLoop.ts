@@ -32,8 +32,8 @@ export class DeliveryLoop<N> {
   private closed = false;
   /**
    * The turn, as a callback made once: a method that creates an arrow function referring to
-   * `this` allocates a context on every call, even when it returns early (measured: 82 bytes per
-   * `wake`, once per handler and snapshot).
+   * `this` allocates a context on every call, even when it returns early, and `wake` runs once
+   * per handler and snapshot.
    */
   private readonly runTurn = (): void => this.turn();
 
@@ -109,8 +109,8 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
 
 /**
  * Schedules a delivery turn. On the real clock it uses `setImmediate`: a turn still yields to I/O
- * and timers, but without `asyncScheduler`'s timer floor of at least 1 ms per turn (measured: p50
- * 1.3 ms against 0.004 ms, bench/micro/schedulerDelay.ts), which was most of a handler's latency.
+ * and timers, but without `asyncScheduler`'s timer floor of at least 1 ms per turn, which was most
+ * of a handler's latency (docs/PERFORMANCE.md, "What limits what": the median latency).
  * Any other scheduler, and `asyncScheduler` inside `TestScheduler.run` (whose clock then reads
  * virtual frames, not the wall clock), is used as given so virtual-time tests keep their order.
  */

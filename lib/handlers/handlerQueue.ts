@@ -35,9 +35,9 @@ const COMPACT_AFTER = 1024;
  * - update then delete → delete; delete then add → delete, then add
  * - an update stays a resync only while every folded update was one.
  *
- * Every operation is O(1) amortized: a `Map` finds a key's entry, an array with a head index
- * keeps the line (no iterator is allocated per notification, which mattered with 100 handlers).
- * The queue itself is unbounded: `PendingChanges` checks `maxPending` before pushing.
+ * Every operation is O(1) amortized: a `Map` finds a key's entry, an array with a head index keeps
+ * the line (no iterator is allocated per notification, a cost that grows with the number of
+ * handlers). The queue itself is unbounded: `PendingChanges` checks `maxPending` before pushing.
  */
 export class CoalescingQueue<T extends KubeObject = KubeObject> {
   private entries = new Map<string, PendingEntry<T>>();
@@ -136,10 +136,9 @@ export class CoalescingQueue<T extends KubeObject = KubeObject> {
     // Start over with a fresh map rather than emptying the old one. A map that lives
     // long has its hash tables in the old generation; as it grows and shrinks it retires
     // tables that still point at young entries, and a scavenge treats those pointers as roots,
-    // so notifications (and the objects they carry) survive and get promoted. Measured with
-    // bench/micro/pipeline.ts b 1000 100000 and --max-semi-space-size=64: 19 MB promoted per
-    // scavenge and 51 µs/event when reusing the map, 60 KB and 35 µs/event with a fresh one,
-    // the same as the cache without any handler. (Reusing the line array costs nothing.)
+    // so notifications (and the objects they carry) survive and get promoted. A fresh map
+    // promotes nothing and costs what the cache alone costs (docs/PERFORMANCE.md, "What limits
+    // what": the fresh `Map` row). Reusing the line array costs nothing.
     this.entries = new Map();
     this.line.length = 0;
     this.head = 0;

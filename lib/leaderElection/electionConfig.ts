@@ -18,8 +18,8 @@ export interface LeaderElectionOptions {
   /** This candidate's identity, unique among the candidates (the pod name, or host + a random suffix). */
   readonly identity: string;
   /**
-   * How long others must see the Lease unchanged before taking it over, measured on their own
-   * clock from when they last saw it change. Written to the Lease in whole seconds, so at least
+   * How long others must see the Lease unchanged before taking it over, timed by their own clock
+   * from when they last saw it change. Written to the Lease in whole seconds, so at least
    * 1000. Default 15 000.
    */
   readonly leaseDuration?: number;

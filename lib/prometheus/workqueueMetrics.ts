@@ -3,7 +3,7 @@ import type { WorkqueueMetricEvent, WorkqueueMetricsSink } from '../workqueue/wo
 import { counterIn, gaugeIn, histogramIn, registeredMetric, type MetricShape, type MetricsRegistry } from './registeredMetric';
 
 /**
- * Seconds waited and worked: 1 µs to 1000 s, one bucket per power of ten, as Kubernetes'
+ * Seconds waited and worked: a microsecond to 1000 s, one bucket per power of ten, as Kubernetes'
  * component-base registers client-go's work queue histograms (`ExponentialBuckets(10e-7, 10, 10)`).
  */
 export const WORKQUEUE_DURATION_BUCKETS: readonly number[] = [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1000];

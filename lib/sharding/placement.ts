@@ -8,8 +8,8 @@ import { fnv1a64 } from './fnv1a64';
  * buckets.) Every member computes it alone from the member set, and two members with the same set
  * agree. When a member joins, it takes each bucket it now scores highest on (about 1/(N+1) of
  * them, from everyone); when one leaves, exactly its buckets move, each to the member that
- * scored second on it. No ring, no virtual nodes: the spread is that of the hash (go-redis
- * measured about 2 % for rendezvous against 20–40 % for a virtual-node ring, redis/go-redis#1299).
+ * scored second on it. No ring, no virtual nodes: the spread is that of the hash, more even than
+ * a virtual-node ring's (redis/go-redis#1299 compares the two).
  * Cost: members × buckets hashes per member-set change (64 buckets × 10 members: 640).
  */
 

@@ -103,11 +103,11 @@ export function resolveRingConfig(options: RingMemberOptions): RingMemberConfig 
  * The retry policy of a member's view of the ring (its Lease informer): client-go's reflector
  * backoff, capped at the ring's try period instead of 30 s. A member serves only the buckets its
  * view places on it, so while that view waits out a reflector backoff the member cannot take its
- * buckets back, nor can anyone else (the placement still names it): after a partition of ~55 s the
- * default backoff had reached its cap, and the view's next list came 30-60 s after the partition
- * healed, leaving those buckets unowned past any lease-based bound. Capped at `retryPeriod`, the
- * view retries as often as the member's own Lease loop does (each wait in [d, 2d), so at most two
- * try periods), which a ring of a few dozen members can afford.
+ * buckets back, nor can anyone else (the placement still names it): after a partition long enough
+ * for the default backoff to reach its 30 s cap, the view's next list comes 30–60 s after the
+ * partition heals, leaving those buckets unowned past any lease-based bound. Capped at
+ * `retryPeriod`, the view retries as often as the member's own Lease loop does (each wait in
+ * [d, 2d), so at most two try periods), which a ring of a few dozen members can afford.
  */
 export function ringViewBackoff(config: Pick<RingMemberConfig, 'retryPeriod'>): BackoffConfig {
   return { initialMs: Math.min(defaultBackoffConfig.initialMs, config.retryPeriod), maxMs: config.retryPeriod };

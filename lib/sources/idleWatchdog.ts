@@ -18,7 +18,7 @@ export interface IdleWatchdog {
 /**
  * Calls `onIdle` once when `touch()` has not been called for `idleMs` on `scheduler`'s clock.
  *
- * Activity can come at 100k chunks per second, so `touch()` only records the time; the single
+ * Activity comes with every network chunk, so `touch()` only records the time; the single
  * scheduled check, when due, re-arms itself for the time still left instead of being rescheduled
  * on every touch.
  *

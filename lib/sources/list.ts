@@ -38,9 +38,10 @@ export interface ListStreamOptions extends ListOptions, WatchScope {
   readonly accept?: string;
   /**
    * Ask for gzip-compressed responses (`Accept-Encoding: gzip`), as client-go does. Default true.
-   * The API server compresses a response over 128 KB: ~92 % fewer bytes for a list of pods, for
-   * 2–2.5× the server's CPU time on it (this process's is about even). Next to the API server (a
-   * local cluster) turn it off: docs/PERFORMANCE.md (Compression). A gzip body is decoded either way.
+   * The API server compresses a response over 128 KiB: far fewer bytes on the wire, paid for in
+   * the API server's CPU time (this process's barely changes). Next to the API server (a local
+   * cluster), where the bytes cost nothing to move, turn it off: see docs/PERFORMANCE.md,
+   * "Compression". A gzip body is decoded either way.
    */
   readonly compression?: boolean;
   /** When a response is decoded as it arrives instead of parsed whole. Defaults: {@link IncrementalDecoding}. */
@@ -59,8 +60,8 @@ export interface ListStreamOptions extends ListOptions, WatchScope {
  */
 export interface IncrementalDecoding {
   /**
-   * A response longer than this many characters is decoded as it arrives; a shorter one (a
-   * 500-item page of pods is ~2.2 MB) is parsed whole, with one `JSON.parse`, when it has
+   * A response longer than this many characters is decoded as it arrives; a shorter one (such as
+   * a default page of 500 ordinary pods) is parsed whole, with one `JSON.parse`, when it has
    * arrived. Default 3 MiB (3 × 1024 × 1024 characters).
    */
   readonly afterChars?: number;
@@ -73,13 +74,13 @@ export interface IncrementalDecoding {
 }
 
 /**
- * The defaults of {@link IncrementalDecoding}, chosen by measurement (docs/PERFORMANCE.md,
- * "Lists in one response"): past 3 MiB (a 500-item page of 4.4 KB pods is ~2.2 MB, and is parsed
- * whole as before) a response is decoded as it arrives, in batches of 256 KiB (~60 such pods).
- * Syncing 100k pods from one response, 256 KiB took the longest turn to 39–52 ms of CPU against
- * 68–124 for 1 MiB, for the same CPU time in all; 64 KiB cost 10–20 % more CPU. Decoding 500-item
- * pages too (`afterChars: 256 * 1024`) took a paged sync's longest turn from 167–253 to 49–74 ms
- * of CPU and its peak RSS down by a sixth, for ~5 % more CPU time: worth it where stalls matter.
+ * The defaults of {@link IncrementalDecoding}: past 3 MiB a response is decoded as it arrives, in
+ * batches of 256 KiB. The threshold sits above a default 500-item page of pods, so paged lists are
+ * parsed whole as before; the batch is the smallest that costs no more CPU in all, and a larger
+ * one lengthens the longest event-loop turn. Decoding pages too (`afterChars: 256 * 1024`)
+ * shortens a paged sync's longest turn and its peak RSS for a little more CPU time: worth it
+ * where stalls matter. The figures behind each choice: docs/PERFORMANCE.md, "Lists in one
+ * response".
  *
  * ## Example
  * ```ts
@@ -90,7 +91,7 @@ export const defaultIncrementalDecoding: Required<IncrementalDecoding> = { after
 
 /**
  * The page size when `limit` is unset: client-go's pager default, big enough to keep requests few
- * and small enough to bound a page (500 pods of ~4 KB: ~2 MB).
+ * and small enough to bound a page (a few megabytes of ordinary pods).
  *
  * ## Example
  * ```ts
@@ -112,13 +113,13 @@ interface RawList {
  *
  * A cold Observable: each subscription runs its own list and unsubscribing aborts the requests in
  * flight. It reads one page ahead: the API server writes a page's `metadata` (with its continue
- * token) before its items, so the next page is requested as soon as that head has arrived, and
- * the server prepares it while this one is still being received and parsed. That hides one round
- * trip and the server's time to answer per page; at most two pages are in flight. The page read
- * ahead is not read before its turn: its body stays paused (TCP backpressure holds the server's
- * writes) until the pages before it are emitted, so its text and items are never held beside
- * theirs (they would outlive the scavenges of the page before and die in the old generation:
- * 25 % fewer bytes promoted and 200 MiB less peak RSS at 100k pods). The whole page is the
+ * token) before its items, so the next page is requested as soon as that head has arrived, and the
+ * server prepares it while this one is still being received and parsed. That hides one round trip
+ * and the server's time to answer per page; at most two pages are in flight. The page read ahead is
+ * not read before its turn: its body stays paused (TCP backpressure holds the server's writes)
+ * until the pages before it are emitted, so its text and items are never held beside theirs (they
+ * would outlive the scavenges of the page before and die in the old generation, raising the bytes
+ * promoted and the peak RSS: docs/PERFORMANCE.md, "What limits what"). The whole page is the
  * authority: a read-ahead whose token the finished page contradicts is aborted and the right page
  * asked for, and a body whose head cannot be read is simply followed page after page.
  *
@@ -131,12 +132,12 @@ interface RawList {
  * list$:   ──p1─────────────────────#  StatusError (code 410)
  * ```
  *
- * A response of any size is fine. One up to `incrementalDecoding.afterChars` (3 MiB; a 500-item page of
- * pods is ~2.2 MB) is parsed whole when it has arrived. A longer one (the API server's watch cache
- * answers a list at resourceVersion "0" with the whole collection, ignoring `limit`) is decoded as
- * it arrives and emitted in pages of ~`incrementalDecoding.batchChars` (256 KiB), one `JSON.parse` each,
- * so it is never held as one string (V8 stops at ~512 MiB) and no event-loop turn handles more
- * than one such page:
+ * A response of any size is fine. One up to `incrementalDecoding.afterChars` (3 MiB, above a
+ * default page of pods) is parsed whole when it has arrived. A longer one (the API server's watch
+ * cache answers a list at resourceVersion "0" with the whole collection, ignoring `limit`) is
+ * decoded as it arrives and emitted in pages of about `incrementalDecoding.batchChars` (256 KiB),
+ * one `JSON.parse` each, so it is never held as one string (V8's longest is 2^29 − 24 characters)
+ * and no event-loop turn handles more than one such page:
  *
  * ```
  * server:  one response of 100k pods ──────────────────────────────────────|

@@ -39,8 +39,7 @@ const ITEM_NEXT = 3; // after `,`
 /**
  * Decodes a Kubernetes list body (`{"kind":…,"metadata":{…},"items":[…]}`) as its text arrives,
  * handing over its items in parsed batches, so that a list of any size is never held as one
- * string (V8's limit is 2^29 − 24 characters, ~512 MiB) and no event-loop turn parses more than
- * one batch.
+ * string (V8's limit is 2^29 − 24 characters) and no event-loop turn parses more than one batch.
  *
  * How it finds the items. The members around the items array are delimited exactly (depth,
  * strings, escapes: {@link JsonValueEnd}) and each parsed with `JSON.parse`. Inside the array,
@@ -50,8 +49,9 @@ const ITEM_NEXT = 3; // after `,`
  * batch is the text from a known item start to a candidate, parsed as `[` + text + `]`: a
  * candidate inside an item or a string leaves brackets or a string open, so the parse succeeds
  * exactly when the candidate is a real boundary. The first failed parse (an object whose own
- * fields repeat the pattern) switches the rest of the body to the exact scan, which costs
- * 3–5 ns a character against ~0.4 for the search (bench/micro/listDecode.ts).
+ * fields repeat the pattern) switches the rest of the body to the exact scan, which looks at far
+ * more characters in JavaScript than the native search does (docs/PERFORMANCE.md, "Lists in one
+ * response").
  *
  * It accepts what `JSON.parse` accepts, with the same values (property-tested, chunk splits at
  * every position), except a body with two `items` keys, which fails with `not-a-list`

@@ -5,9 +5,9 @@ import type { ObjectMeta } from '../base/object';
  *
  * Why: once spec and status are gone, these two are most of what a metadata-only object costs,
  * and they repeat: every pod of a ReplicaSet carries the same owner reference (two 36-character
- * uids and a name that V8's `JSON.parse` copies for each pod) and usually the same labels. Measured
- * on this project's generated pods, the owner reference alone is ~250 of ~635 bytes of heap per
- * object; shared, it costs a pointer (docs/PERFORMANCE.md, "Metadata-only informers").
+ * uids and a name that V8's `JSON.parse` copies for each pod) and usually the same labels. The
+ * owner reference alone is a large part of a metadata-only object's heap; shared, it costs a
+ * pointer (docs/PERFORMANCE.md, "Metadata-only informers").
  *
  * Costs and guarantees:
  * - One `JSON.stringify` of the two fields per object (a few hundred bytes), one Map lookup each.

@@ -23,7 +23,7 @@ export interface KubeRequest {
   /**
    * Ask for a gzip-compressed body (`Accept-Encoding: gzip`), as client-go does unless
    * `DisableCompression` is set. Default true. The API server compresses only what is worth it
-   * (responses over 128 KB); read the body through {@link responseBody}, which undoes it.
+   * (responses over 128 KiB); read the body through {@link responseBody}, which undoes it.
    */
   readonly compression?: boolean;
   /** Default 'GET'. The writes (the Lease client's) send a `body`. */
@@ -325,8 +325,8 @@ export function isJsonContentType(contentType: string | undefined): boolean {
  * truncated gzip with a {@link toReadError} ProtocolError `non-json-body`. Destroying the body
  * destroys the response. Throws a ProtocolError `non-json-body` for an encoding it cannot undo.
  *
- * Cost, measured on loopback for a list of 100k pods of ~4.4 KB: see docs/PERFORMANCE.md
- * (compression).
+ * Cost: inflating takes the client about what reading the uncompressed bytes would; the API
+ * server pays for the compression (docs/PERFORMANCE.md, "Compression").
  *
  * ## Example
  * ```ts
@@ -342,8 +342,8 @@ export function responseBody(response: http.IncomingMessage, path: string): Read
     response.destroy();
     throw new ProtocolError('non-json-body', `the body of ${path} is encoded as ${JSON.stringify(response.headers['content-encoding'])}, which rx-informer cannot decode`);
   }
-  // Output in 64 KiB pieces, a socket read's size: zlib's default 16 KiB took twice the CPU to
-  // inflate a list (one thread-pool round trip per piece; 20k pods: 350–460 against 166–176 ms).
+  // Output in 64 KiB pieces, a socket read's size: zlib's smaller default costs one thread-pool
+  // round trip per piece, four times as many (docs/PERFORMANCE.md, "Compression").
   const gunzip = zlib.createGunzip({ flush: zlib.constants.Z_SYNC_FLUSH, chunkSize: 64 * 1024 });
   response.on('error', (error: NodeJS.ErrnoException) => gunzip.destroy(toNetworkError(error, path)));
   response.on('close', () => {

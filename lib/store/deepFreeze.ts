@@ -6,8 +6,8 @@
  * It walks with an explicit stack, so no nesting depth overflows the call stack.
  *
  * Why not immer's `freeze`: it checks each object for drafts, Maps and Sets and visits its entries
- * through callbacks; on the benchmark's pods it took twice as long (`bench/micro/freeze.ts`,
- * docs/PERFORMANCE.md), and it was the library's only use of immer at run time.
+ * through callbacks, which made it slower on the benchmark's pods (docs/PERFORMANCE.md,
+ * "Freezing"), and it was the library's only use of immer at run time.
  */
 export function deepFreeze<T>(value: T): T {
   const pending: object[] = [];

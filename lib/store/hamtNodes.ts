@@ -48,7 +48,7 @@ export type Node<V> = Leaf<V> | Branch<V> | Collision<V>;
 /**
  * FNV-1a with a murmur3 finalizer: cheap, and spreads `namespace/name-123` keys across all bits.
  * The result is a signed 32-bit integer, which V8 keeps inline in each leaf as a small integer;
- * an unsigned one above 2^31 would be boxed in a 16-byte heap number, for half of all leaves.
+ * an unsigned one above 2^31 would be boxed in a heap number of its own, for half of all leaves.
  */
 export function hashString(key: string): number {
   let h = 0x811c9dc5;
@@ -101,7 +101,10 @@ function arrayInsert<T>(array: readonly T[], index: number, item: T): T[] {
   return copy;
 }
 
-/** For a transient's own nodes. Unlike `splice`, allocates no array of removed items: a 100k build took 0.6x the time. */
+/**
+ * For a transient's own nodes. Unlike `splice`, allocates no array of removed items, which a build
+ * would pay per write (docs/PERFORMANCE.md, "The persistent map").
+ */
 function insertInPlace<T>(array: T[], index: number, item: T): void {
   for (let i = array.length; i > index; i--) array[i] = array[i - 1]!;
   array[index] = item;

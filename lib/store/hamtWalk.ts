@@ -10,8 +10,9 @@ export function forEachLeaf<V>(node: Node<V> | undefined, visit: (value: V, key:
 
 /**
  * Walks the leaves depth-first with an explicit stack (the trie is at most 7 levels deep), one
- * projected item per `next()`: a generator with `yield*` per level cost several times more per
- * item (`bench/micro/persistentMap.ts`, the `entries` row).
+ * projected item per `next()`: a generator with `yield*` per level resumes every generator on the
+ * path for each item, which cost several times as much (`bench/micro/persistentMap.ts`, the
+ * `entries` row).
  */
 export class LeafIterator<V, T> implements IterableIterator<T> {
   private readonly path: (Branch<V> | Collision<V>)[] = [];

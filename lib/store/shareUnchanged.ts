@@ -26,15 +26,15 @@ const EMPTY_OBJECT: object = Object.freeze({});
  * Why: a watch event carries the whole object, but an update usually changes a few fields
  * (status, an annotation, `resourceVersion`). Without sharing, the cache keeps a fresh copy of
  * every field on each update, and those copies survive V8's young generation and are copied into
- * the old one; with sharing only the changed paths survive and the parsed duplicates die young.
- * On this project's benchmark pods (~4.4 KB) that took a third off the CPU per event at 100k
- * cached objects, and half with the shared empty objects below (docs/PERFORMANCE.md). It also
+ * the old one; with sharing only the changed paths survive and the parsed duplicates die young,
+ * which saves more garbage-collection time per event than the walk costs once the cache is large
+ * (docs/PERFORMANCE.md, "What limits what": the structural-sharing rows). It also
  * makes "did the spec change?" an O(1) question: `oldObject.spec === object.spec` holds when the
  * spec is deep-equal (within the limits listed below) and never when it changed.
  *
  * Why the empty objects: `managedFields` marks every managed field with `{}`, so most of a
  * pod's objects are empty ones (115 of 187 in this project's benchmark pod), and V8 gives each
- * parsed `{}` room for properties: sharing one took that pod's heap from 10.8 to 4.5 KiB.
+ * parsed `{}` room for properties: sharing one takes most of that room back.
  *
  * Guarantees and costs:
  * - Values are unchanged: the result is deep-equal to `incoming` as passed; only the identity
@@ -42,11 +42,10 @@ const EMPTY_OBJECT: object = Object.freeze({});
  * - Only plain objects and arrays are compared (a `Date` or class instance is kept as is); an
  *   own `__proto__` key is never shared; frozen containers in `incoming` are not written.
  * - One walk over `incoming` down to depth 64, no hashing: O(size of the object), independent
- *   of how many objects are cached. Measured against the `JSON.parse` of the same events in the
- *   same process (`bench/micro/shareWalk.ts`, 1k cached): 0.36–0.39× on ~4.4 KB pods (19–29 µs
- *   on a loaded machine), 0.37–0.40× on ~1.5 KB pods without managedFields (6–8 µs), 0.32–0.34×
- *   on ~22 KB Applications. When the young generation is large enough for replaced versions to
- *   die young anyway (a small cache with `--max-semi-space-size=64`), that walk is a net cost.
+ *   of how many objects are cached, and a fraction of the `JSON.parse` that produced it
+ *   (docs/PERFORMANCE.md, "Batches": the walk against the parse). When the young generation is
+ *   large enough for replaced versions to die young anyway (a small cache with
+ *   `--max-semi-space-size=64`), that walk is a net cost.
  * - `incoming` is mutated in place (its containers get `previous`'s children), so it must be an
  *   object nobody else holds, such as one just parsed from the wire.
  *
@@ -100,7 +99,8 @@ function reuse(previous: unknown, incoming: unknown, depth: number): unknown {
 /** {@link reuse} for two distinct containers above depth 64. */
 function reuseContainer(previous: object, incoming: object, depth: number): object {
   // Most of a pod's objects are managedFields' `{}` marks, stored as the shared one: settled
-  // here without the general walk (2–3 µs of ~16 per pod).
+  // here without the general walk, which would cost two kind checks, two `for…in` set-ups and
+  // a call for each.
   if (previous === EMPTY_OBJECT && isEmptyObject(incoming)) return EMPTY_OBJECT;
   const equal = shareChildren(previous, incoming, depth + 1);
   if (equal === undefined) return intern(incoming, depth);

@@ -2,7 +2,7 @@
  * Large custom resources for the benchmarks' object-size dimension: a GitOps `Application` shaped
  * like Argo CD's (argoproj.io/v1alpha1), whose status lists every resource it manages, its sync
  * history and the last operation's per-resource results. Those lists are what make real custom
- * resources of this kind tens of kilobytes; here each is about 20 KB of JSON.
+ * resources of this kind tens of kilobytes, and so are these (docs/PERFORMANCE.md, "Method").
  */
 import { defineResource, type Resource } from '../resources/resource';
 import type { KubeObject } from '../base/object';
@@ -74,7 +74,7 @@ const HISTORY = 12;
 const SYNC_RESULTS = 30;
 
 /**
- * A realistic Argo CD–style Application of about 20 KB of JSON: 60 managed resources (six
+ * A realistic Argo CD–style Application, tens of kilobytes of JSON: 60 managed resources (six
  * components × ten kinds) with sync and health status, twelve history entries, the last sync's
  * per-resource results, and image summary. Deterministic for a given `random`; `uid`,
  * `resourceVersion` and `creationTimestamp` are left for the store to set.

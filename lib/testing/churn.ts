@@ -38,7 +38,7 @@ export interface ChurnOptions {
   readonly createsPerSecond?: number;
   readonly updatesPerSecond?: number;
   readonly deletesPerSecond?: number;
-  /** Give pods `metadata.managedFields` (~4.4 KB pods instead of ~1.5 KB). Default true. */
+  /** Give pods `metadata.managedFields`, most of a pod's JSON (see `makePod`). Default true. */
   readonly managedFields?: boolean;
   /**
    * The clock stamped into condition transition times on updates. Default `Date.now`; pass a fixed

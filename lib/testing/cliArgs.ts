@@ -23,7 +23,7 @@ export interface CliOptions {
   readonly churn: number;
   /** Seed of the churn generator. Default 1. */
   readonly seed: number;
-  /** Give pods managedFields (~4.4 KB pods). Default true; `--no-managed-fields` for ~1.5 KB. */
+  /** Give pods managedFields, most of a pod's JSON. Default true; `--no-managed-fields` leaves them out. */
   readonly managedFields: boolean;
   /** Write a kubeconfig for the server to this file. */
   readonly kubeconfigOut: string | undefined;

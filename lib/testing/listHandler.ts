@@ -216,10 +216,10 @@ const WRITE_BATCH_BYTES = 1 << 20;
 
 /**
  * Writes a page as a chunked 200 response: the head, then each item's cached JSON, encoded into
- * ~1 MB chunks, waiting for `drain` when the client reads slower than we write. Nothing is
- * serialized here but objects never serialized before (once, cached for every later reader).
- * `gzip` (the client accepts it) compresses a page longer than 128 KiB, as the API server does;
- * `form` writes the page converted: as a Table of the same items (`table.ts`), or a
+ * chunks of `WRITE_BATCH_BYTES`, waiting for `drain` when the client reads slower than we write.
+ * Nothing is serialized here but objects never serialized before (once, cached for every later
+ * reader). `gzip` (the client accepts it) compresses a page longer than 128 KiB, as the API server
+ * does; `form` writes the page converted: as a Table of the same items (`table.ts`), or a
  * PartialObjectMetadataList (`mediaTypeConversion.ts`).
  */
 export async function writeListPage(response: ServerResponse, page: ListPage, gzip: boolean, form?: ResponseForm): Promise<void> {

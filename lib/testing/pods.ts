@@ -187,10 +187,10 @@ function containerStatus(shape: ReplicaSetShape, containerID: string, phase: Pha
 /**
  * A realistic ReplicaSet-owned pod, as wire JSON: labels `app`/`tier`/`pod-template-hash`, an
  * owner reference to its ReplicaSet, one container with ports, resources and a volume mount,
- * tolerations, and a status with phase, conditions, container status and pod IP. About 4.4 KB of
- * JSON with managedFields and 1.5 KB without.
+ * tolerations, and a status with phase, conditions, container status and pod IP; with
+ * managedFields, most of its JSON is theirs (docs/PERFORMANCE.md, "Method", has the sizes).
  *
- * Cheap by design (a few µs): field sets shared by every pod of one ReplicaSet are built once.
+ * Cheap by design: field sets shared by every pod of one ReplicaSet are built once.
  * `uid`, `resourceVersion` and `creationTimestamp` are left for the store to set.
  *
  * ## Example

@@ -62,7 +62,8 @@ export class ChunkBuilder {
 
   add(text: string): void {
     const room = this.buffer === undefined ? -1 : this.buffer.length - this.used;
-    // UTF-8 takes at most 3 bytes per UTF-16 unit; measure exactly only when that bound does not fit.
+    // UTF-8 takes at most three bytes per UTF-16 unit; count them exactly only when that bound
+    // does not fit.
     if (text.length * 3 > room) {
       const bytes = Buffer.byteLength(text, 'utf8');
       if (bytes > room) {

@@ -58,7 +58,7 @@ export class RetryLimiter {
     const exponent = this.failureCounts.get(key) ?? 0;
     this.failureCounts.set(key, exponent + 1);
     const { baseDelay, maxDelay } = this.config;
-    // 2^exponent overflows to Infinity after ~1000 failures; the cap takes over long before.
+    // 2^exponent overflows to Infinity from exponent 1024 on; the cap takes over long before.
     const perKey = Math.min(baseDelay * 2 ** exponent, maxDelay);
     return Math.max(perKey, this.reserve(now));
   }
