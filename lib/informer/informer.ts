@@ -38,9 +38,9 @@ export interface InformerFromOptions<T extends KubeObject = KubeObject> {
    */
   readonly transform?: (object: T) => T;
   /**
-   * Deep-freeze cached objects so that mutating one throws. Default false: each new object costs
-   * about a quarter of its `JSON.parse` again; an update shared with its cached version freezes
-   * only its changed paths (see `indexer`).
+   * Deep-freeze cached objects so that mutating one throws. Default false: freezing walks every
+   * new object again after its parse (docs/PERFORMANCE.md, "Freezing"); an update shared with its
+   * cached version freezes only its changed paths (see `indexer`).
    */
   readonly freeze?: boolean;
   /**
@@ -69,9 +69,9 @@ export interface InformerFromOptions<T extends KubeObject = KubeObject> {
   /** Retry delays. Default client-go's: 800 ms doubling to a 30 s cap, each wait drawn from [d, 2d), reset after 2 min healthy. */
   readonly backoff?: BackoffConfig;
   /**
-   * Items per list page. Default 500 (client-go's). A page is parsed in one piece: 250 halved the
-   * longest event-loop stall of a 100k-pod sync here (to 42–59 ms) and cut its peak RSS by 15 %,
-   * for 5–10 % more sync time (docs/guides/memory.md).
+   * Items per list page. Default 500 (client-go's). A page is parsed in one piece, so smaller
+   * pages shorten the longest event-loop stall of a large sync and lower its peak memory, for a
+   * little more sync time (docs/guides/memory.md; docs/PERFORMANCE.md, "What limits what").
    */
   readonly pageSize?: number;
   /**
@@ -113,9 +113,9 @@ export interface InformerOptions<T extends KubeObject = KubeObject> extends Info
   readonly withholdExcerpts?: boolean;
   /**
    * Ask for gzip-compressed lists and watches (`Accept-Encoding: gzip`), as client-go does.
-   * Default true. It saves ~92 % of the bytes of a large list for 2–2.5× the API server's CPU time
-   * on it: turn it off when the API server is near (a local cluster); see docs/PERFORMANCE.md
-   * (Compression).
+   * Default true. It saves most of the bytes of a large list at the cost of the API server's CPU
+   * time spent compressing: turn it off when the API server is near (a local cluster); see
+   * docs/PERFORMANCE.md, "Compression".
    */
   readonly compression?: boolean;
   /**

@@ -15,7 +15,7 @@
  * One difference from client-go, on purpose: the sequence starts over only after `resetAfterMs`
  * without a failure. client-go's backoff manager starts it over every 2 min counted from its last
  * reset, failures or not, so during a long outage each of its reflectors comes back to 800 ms
- * every 2 min (measured in docs/reliability.md).
+ * every 2 min (docs/reliability.md shows the retry rate this gives).
  */
 export interface BackoffConfig {
   /** The first delay, ms. Default 800. */
