@@ -1,4 +1,5 @@
 import { queueScheduler, shareReplay, Subject } from 'rxjs';
+import { silentLogger } from '../../lib/base/logger';
 import { handle } from '../../lib/handlers/handle';
 import type { HandlerEvent, ResourceHandlers } from '../../lib/handlers/resourceHandlers';
 import { HandlerQueueOverflowError } from '../../lib/handlers/notifications';
@@ -114,6 +115,7 @@ describe('handle', () => {
     const scheduler = newTestScheduler();
     const log: string[] = [];
     scheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+      scheduler.maxFrames = 10_000; // a resync timer left running would otherwise run forever
       const source = hot('-a 2000ms b', { a: s1, b: s2 });
       expectObservable(source.pipe(handle(recordingHandlers(scheduler, log), { resyncPeriod: 1000 })), '^ 1500ms !').toBe('-s', { s: synced });
       expectSubscriptions(source.subscriptions).toBe('^ 1500ms !');
@@ -194,6 +196,23 @@ describe('handle', () => {
           expectSubscriptions(source.subscriptions).toBe('^!');
         }
       });
+    });
+
+    it('fails with the error when reporting a rejected Promise throws (a logger that fails), after the Promise settled', async () => {
+      const source = new Subject<Snapshot>();
+      const logger = {
+        ...silentLogger,
+        error: () => {
+          throw broken;
+        },
+      };
+      const failures: unknown[] = [];
+      const subscription = source.pipe(handle({ onAdd: () => Promise.reject(new Error('rejected')) }, { scheduler: queueScheduler, logger })).subscribe({ error: (error: unknown) => void failures.push(error) });
+      source.next(s1!);
+      await flushMicrotasks();
+      expect(failures).toEqual([broken]);
+      expect(source.observed).toBe(false);
+      subscription.unsubscribe();
     });
 
     it('fails with the error when reading the cache throws during a delivery turn, and calls the handler no more', () => {
