@@ -48,7 +48,9 @@ const DEFAULT_MAX_PENDING = 100_000;
  * 5. An update whose resourceVersion did not change (a relist that found the object as it was)
  *    is a resync: it is dropped, because this handler's own resync timer re-delivers every
  *    object as an update with `isResync` when it is due (`resyncPeriod`, minimum 1 s).
- * 6. Completes when the source completes and everything is delivered; errors when the source does.
+ * 6. Completes when the source completes and everything is delivered; errors when the source does,
+ *    or when its own work throws (a snapshot it cannot read, a scheduler that cannot schedule):
+ *    what a handler throws or rejects with is an `'error'` event instead, and delivery goes on.
  *
  * ```
  * informer$:   -a-----b-----c----------------   a: synced {x};  b: x → x';  c: y added

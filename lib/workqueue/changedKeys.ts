@@ -26,7 +26,8 @@ export interface ChangedKeysOptions<T extends KubeObject = KubeObject> {
  * late subscriber starts from the whole cache, as a handler's initial adds do), then the key of
  * each change, and every key again each `resyncPeriod`. An update whose resourceVersion did not
  * change (a relist that found the object as it was) yields nothing. Feed the keys to
- * {@link reconcile}, which keeps one entry per key however often it arrives.
+ * {@link reconcile}, which keeps one entry per key however often it arrives. Ends with its source;
+ * a `keysOf` that throws fails the output with that error.
  *
  * ```
  * informer$:      -s-----t------u------       s: {a, b} (first); t: a updated; u: a relist that
