@@ -17,6 +17,11 @@ export interface DeliveryTarget<N> {
   delivered(): void;
   /** There is nothing to deliver for now; `wake` starts again. */
   idle(): void;
+  /**
+   * The loop's own work threw (not a handler: `call` reports what a handler throws): the loop has
+   * stopped for good, and the error is the subscription's.
+   */
+  failed(error: unknown): void;
 }
 
 /**
@@ -55,7 +60,19 @@ export class DeliveryLoop<N> {
     this.scheduled?.unsubscribe();
   }
 
+  /**
+   * A turn runs on the scheduler (or after a handler's Promise), outside any subscriber's call
+   * stack: what it throws would reach nobody, so it fails the target instead.
+   */
   private turn(): void {
+    try {
+      this.deliver();
+    } catch (error: unknown) {
+      this.fail(error);
+    }
+  }
+
+  private deliver(): void {
     const start = this.scheduler.now();
     // Reading the clock costs about as much as a fast handler call, so it is read after 1, 2, 4 and
     // then every 8 calls while the turn has taken under a millisecond, and after every call once it has.
@@ -84,11 +101,8 @@ export class DeliveryLoop<N> {
   /** Holds the next call until the Promise a call returned settles. */
   private await(result: PromiseLike<unknown>, notification: N): void {
     result.then(
-      () => this.resume(),
-      (error: unknown) => {
-        if (!this.closed) this.target.rejected(error, notification);
-        this.resume();
-      },
+      () => this.resume(undefined),
+      (error: unknown) => this.resume(() => this.target.rejected(error, notification)),
     );
   }
 
@@ -96,10 +110,21 @@ export class DeliveryLoop<N> {
     this.scheduled = scheduleTurn(this.scheduler, this.runTurn);
   }
 
-  private resume(): void {
+  /** After a handler's Promise settled: reports a rejection, counts the call delivered, goes on. */
+  private resume(reportRejection: (() => void) | undefined): void {
     if (this.closed) return;
-    this.target.delivered();
+    try {
+      reportRejection?.();
+      this.target.delivered();
+    } catch (error: unknown) {
+      return this.fail(error);
+    }
     this.turn();
+  }
+
+  private fail(error: unknown): void {
+    this.close();
+    this.target.failed(error);
   }
 }
 

@@ -1,10 +1,11 @@
-import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import { silentLogger, type Logger } from '../base/logger';
 import type { KubeObject } from '../base/object';
+import { operate, operatorObserver } from '../base/operate';
 import type { Snapshot } from '../store/snapshot';
 import { HandlerSubscription } from './handlerSubscription';
 import type { HandlerEvent, ResourceHandlers } from './resourceHandlers';
-import { effectiveResyncPeriod, resync } from './resync';
+import { effectiveResyncPeriod, resync, type ResyncTick } from './resync';
 
 /** Options of {@link handle}. */
 export interface HandleOptions {
@@ -47,7 +48,9 @@ const DEFAULT_MAX_PENDING = 100_000;
  * 5. An update whose resourceVersion did not change (a relist that found the object as it was)
  *    is a resync: it is dropped, because this handler's own resync timer re-delivers every
  *    object as an update with `isResync` when it is due (`resyncPeriod`, minimum 1 s).
- * 6. Completes when the source completes and everything is delivered; errors when the source does.
+ * 6. Completes when the source completes and everything is delivered; errors when the source does,
+ *    or when its own work throws (a snapshot it cannot read, a scheduler that cannot schedule):
+ *    what a handler throws or rejects with is an `'error'` event instead, and delivery goes on.
  *
  * ```
  * informer$:   -a-----b-----c----------------   a: synced {x};  b: x → x';  c: y added
@@ -96,23 +99,22 @@ export function handle<T extends KubeObject = KubeObject>(handlers: ResourceHand
   const maxPending = options.maxPending ?? DEFAULT_MAX_PENDING;
   if (!(maxPending >= 1)) throw new RangeError(`maxPending must be at least 1, got ${maxPending}`);
   const settings = { handlers, maxPending, scheduler: options.scheduler ?? asyncScheduler, logger: options.logger ?? silentLogger, name: options.name };
-  return (source) =>
-    new Observable<HandlerEvent<T>>((subscriber) => {
-      const handler = new HandlerSubscription<T>(settings, subscriber);
-      const error = (failure: unknown): void => subscriber.error(failure);
-      const complete = (): void => handler.complete();
-      // Without resyncs, snapshots go straight to the handler: no tick object per snapshot and handler.
-      const subscription =
-        period === 0
-          ? source.subscribe({ next: (snapshot) => handler.snapshot(snapshot), error, complete })
-          : source.pipe(resync<T>({ period, scheduler: settings.scheduler })).subscribe({
+  return operate((source, subscriber) => {
+    const handler = new HandlerSubscription<T>(settings, subscriber);
+    const complete = (): void => handler.complete();
+    // Without resyncs, snapshots go straight to the handler: no tick object per snapshot and handler.
+    const upstream =
+      period === 0
+        ? source.subscribe(operatorObserver<Snapshot<T>>(subscriber, { next: (snapshot) => handler.snapshot(snapshot), complete }))
+        : source.pipe(resync<T>({ period, scheduler: settings.scheduler })).subscribe(
+            operatorObserver<ResyncTick<T>>(subscriber, {
               next: (tick) => (tick.type === 'resync' ? handler.resync(tick.snapshot) : handler.snapshot(tick.snapshot)),
-              error,
               complete,
-            });
-      return () => {
-        subscription.unsubscribe();
-        handler.close();
-      };
-    });
+            }),
+          );
+    return () => {
+      upstream.unsubscribe();
+      handler.close();
+    };
+  });
 }

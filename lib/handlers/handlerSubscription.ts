@@ -127,6 +127,10 @@ export class HandlerSubscription<T extends KubeObject> implements DeliveryTarget
     if (this.sourceDone) this.subscriber.complete();
   }
 
+  failed(error: unknown): void {
+    this.subscriber.error(error);
+  }
+
   private checkSynced(): void {
     if (this.synced || !this.syncMarked || this.initialPass !== undefined || !this.pending!.syncReached()) return;
     this.synced = true;

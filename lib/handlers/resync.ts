@@ -1,5 +1,6 @@
-import { asyncScheduler, interval, Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import { asyncScheduler, interval, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import type { KubeObject } from '../base/object';
+import { operate, operatorObserver } from '../base/operate';
 import type { Snapshot } from '../store/snapshot';
 
 /** The shortest resync period: client-go clamps shorter ones to this as well. */
@@ -68,26 +69,27 @@ export function effectiveResyncPeriod(period: number | undefined): number {
 export function resync<T extends KubeObject = KubeObject>(config: ResyncConfig = {}): OperatorFunction<Snapshot<T>, ResyncTick<T>> {
   const period = effectiveResyncPeriod(config.period);
   const scheduler = config.scheduler ?? asyncScheduler;
-  return (source) =>
-    new Observable<ResyncTick<T>>((subscriber) => {
-      let latest: Snapshot<T> | undefined;
-      let timer: Subscription | undefined;
-      const subscription = source.subscribe({
+  return operate((source, subscriber) => {
+    let latest: Snapshot<T> | undefined;
+    let timer: Subscription | undefined;
+    const tick = (): void => {
+      if (latest !== undefined) subscriber.next({ type: 'resync', snapshot: latest });
+    };
+    const upstream = source.subscribe(
+      operatorObserver<Snapshot<T>>(subscriber, {
         next: (snapshot) => {
           latest = snapshot;
           subscriber.next({ type: 'snapshot', snapshot });
           if (period > 0 && timer === undefined && snapshot.synced) {
-            timer = interval(period, scheduler).subscribe(() => {
-              if (latest !== undefined) subscriber.next({ type: 'resync', snapshot: latest });
-            });
+            // The timer's own failure (a scheduler that cannot schedule) is the subscriber's too.
+            timer = interval(period, scheduler).subscribe(operatorObserver<number>(subscriber, { next: tick }));
           }
         },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
-      });
-      return () => {
-        subscription.unsubscribe();
-        timer?.unsubscribe();
-      };
-    });
+      }),
+    );
+    return () => {
+      upstream.unsubscribe();
+      timer?.unsubscribe();
+    };
+  });
 }

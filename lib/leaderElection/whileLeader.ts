@@ -1,4 +1,5 @@
-import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
+import type { Observable, OperatorFunction, Subscription } from 'rxjs';
+import { operate, operatorObserver } from '../base/operate';
 import type { LeaderState } from './elector';
 
 /**
@@ -48,34 +49,26 @@ import type { LeaderState } from './elector';
  *   work's values.
  */
 export function whileLeader<T>(work$: Observable<T>): OperatorFunction<LeaderState, LeaderState | T> {
-  return (leader$) =>
-    new Observable<LeaderState | T>((subscriber) => {
-      let work: Subscription | undefined;
-      const stopWork = (): void => {
-        work?.unsubscribe();
-        work = undefined;
-      };
-      const election = leader$.subscribe({
+  return operate((leader$, subscriber) => {
+    let work: Subscription | undefined;
+    const stopWork = (): void => {
+      work?.unsubscribe();
+      work = undefined;
+    };
+    const election = leader$.subscribe(
+      operatorObserver<LeaderState>(subscriber, {
         next: (state) => {
           subscriber.next(state);
-          if (state.state === 'leading') {
-            // A plain observer: subscribing `subscriber` itself would tie the work to the output.
-            work ??= work$.subscribe({
-              next: (value) => subscriber.next(value),
-              error: (error: unknown) => subscriber.error(error),
-              complete: () => subscriber.complete(),
-            });
-          } else {
-            stopWork();
-          }
+          if (state.state !== 'leading') return stopWork();
+          // An observer of its own: subscribing `subscriber` itself would tie the work to the output.
+          work ??= work$.subscribe(operatorObserver<T>(subscriber, { next: (value) => subscriber.next(value) }));
         },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
-      });
-      return () => {
-        // The order is the point: the work finalizes before the election releases the Lease.
-        stopWork();
-        election.unsubscribe();
-      };
-    });
+      }),
+    );
+    return () => {
+      // The order is the point: the work finalizes before the election releases the Lease.
+      stopWork();
+      election.unsubscribe();
+    };
+  });
 }

@@ -1,6 +1,7 @@
-import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
-import { effectiveResyncPeriod, resync } from '../handlers/resync';
+import { asyncScheduler, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import type { KubeObject } from '../base/object';
+import { operate, operatorObserver } from '../base/operate';
+import { effectiveResyncPeriod, resync, type ResyncTick } from '../handlers/resync';
 import type { Snapshot } from '../store/snapshot';
 
 /** Options of {@link changedKeys}. All optional. */
@@ -25,7 +26,8 @@ export interface ChangedKeysOptions<T extends KubeObject = KubeObject> {
  * late subscriber starts from the whole cache, as a handler's initial adds do), then the key of
  * each change, and every key again each `resyncPeriod`. An update whose resourceVersion did not
  * change (a relist that found the object as it was) yields nothing. Feed the keys to
- * {@link reconcile}, which keeps one entry per key however often it arrives.
+ * {@link reconcile}, which keeps one entry per key however often it arrives. Ends with its source;
+ * a `keysOf` that throws fails the output with that error.
  *
  * ```
  * informer$:      -s-----t------u------       s: {a, b} (first); t: a updated; u: a relist that
@@ -65,18 +67,18 @@ export function changedKeys<T extends KubeObject = KubeObject>(options: ChangedK
   const period = effectiveResyncPeriod(options.resyncPeriod);
   const scheduler = options.scheduler ?? asyncScheduler;
   const { keysOf } = options;
-  return (snapshots) =>
-    new Observable<string>((subscriber) => {
-      let first = true;
-      const emit = (key: string): void => subscriber.next(key);
-      const emitObject = keysOf === undefined ? undefined : (object: T): void => {
-        for (const key of keysOf(object)) emit(key);
-      };
-      const emitAll = (snapshot: Snapshot<T>): void => {
-        if (emitObject === undefined) for (const key of snapshot.keys()) emit(key);
-        else for (const object of snapshot.values()) emitObject(object);
-      };
-      return snapshots.pipe(resync<T>({ period, scheduler })).subscribe({
+  return operate((snapshots, subscriber) => {
+    let first = true;
+    const emit = (key: string): void => subscriber.next(key);
+    const emitObject = keysOf === undefined ? undefined : (object: T): void => {
+      for (const key of keysOf(object)) emit(key);
+    };
+    const emitAll = (snapshot: Snapshot<T>): void => {
+      if (emitObject === undefined) for (const key of snapshot.keys()) emit(key);
+      else for (const object of snapshot.values()) emitObject(object);
+    };
+    return snapshots.pipe(resync<T>({ period, scheduler })).subscribe(
+      operatorObserver<ResyncTick<T>>(subscriber, {
         next: (tick) => {
           if (tick.type === 'resync' || first) {
             first = false;
@@ -92,8 +94,7 @@ export function changedKeys<T extends KubeObject = KubeObject>(options: ChangedK
             }
           }
         },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
-      });
-    });
+      }),
+    );
+  });
 }

@@ -1,5 +1,6 @@
-import { asyncScheduler, Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import { silentLogger, type Logger } from '../base/logger';
+import { operate, operatorObserver } from '../base/operate';
 import { RetryLimiter, type RetryRateLimit } from './rateLimiter';
 import { Workers, type ReconcileEvent, type Reconciler } from './workers';
 import type { WorkqueueMetricsSink } from './workqueueMetrics';
@@ -119,20 +120,21 @@ export function reconcile(fn: Reconciler, options: ReconcileOptions = {}): Opera
   };
   // Validate the rate limit now, not at the first subscription.
   new RetryLimiter(config.rateLimit);
-  return (keys) =>
-    new Observable<ReconcileEvent>((subscriber) => {
-      const workers = new Workers(fn, config, subscriber);
-      const subscription = keys.subscribe({
+  return operate((keys, subscriber) => {
+    const workers = new Workers(fn, config, subscriber);
+    const upstream = keys.subscribe(
+      operatorObserver<string>(subscriber, {
         next: (key) => workers.add(key),
-        error: (error: unknown) => {
+        error: (error) => {
           workers.stop();
           subscriber.error(error);
         },
         complete: () => workers.sourceCompleted(),
-      });
-      return () => {
-        subscription.unsubscribe();
-        workers.stop();
-      };
-    });
+      }),
+    );
+    return () => {
+      upstream.unsubscribe();
+      workers.stop();
+    };
+  });
 }

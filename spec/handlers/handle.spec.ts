@@ -1,4 +1,5 @@
 import { queueScheduler, shareReplay, Subject } from 'rxjs';
+import { silentLogger } from '../../lib/base/logger';
 import { handle } from '../../lib/handlers/handle';
 import type { HandlerEvent, ResourceHandlers } from '../../lib/handlers/resourceHandlers';
 import { HandlerQueueOverflowError } from '../../lib/handlers/notifications';
@@ -7,7 +8,7 @@ import { ChangeSequencer } from '../../lib/store/changeSequence';
 import type { IndexedSnapshot } from '../../lib/store/indexedSnapshot';
 import type { KubeObject } from '../../lib/base/object';
 import type { Snapshot } from '../../lib/store/snapshot';
-import { deferred, flushMicrotasks, newTestScheduler, obj, recordingHandlers, replace, ReplayingHandler, snapshotsOf } from './handleFixtures';
+import { deferred, flushMicrotasks, newTestScheduler, obj, recordingHandlers, replace, ReplayingHandler, snapshotsOf, unschedulable, withFailingLookups, withUnreadableChanges } from './handleFixtures';
 
 const synced: HandlerEvent = { type: 'synced' };
 
@@ -114,6 +115,7 @@ describe('handle', () => {
     const scheduler = newTestScheduler();
     const log: string[] = [];
     scheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+      scheduler.maxFrames = 10_000; // a resync timer left running would otherwise run forever
       const source = hot('-a 2000ms b', { a: s1, b: s2 });
       expectObservable(source.pipe(handle(recordingHandlers(scheduler, log), { resyncPeriod: 1000 })), '^ 1500ms !').toBe('-s', { s: synced });
       expectSubscriptions(source.subscriptions).toBe('^ 1500ms !');
@@ -154,6 +156,76 @@ describe('handle', () => {
     scheduler.run(({ hot, expectObservable }) => {
       expectObservable(hot('-a|', { a: s1 }).pipe(handle({}))).toBe('-s|', { s: synced });
       expectObservable(hot('-a#', { a: s1 }).pipe(handle({}))).toBe('-s#', { s: synced });
+    });
+  });
+
+  it('unsubscribes its source on unsubscribe, completion and error, with and without resync', () => {
+    const scheduler = newTestScheduler();
+    scheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+      scheduler.maxFrames = 10_000; // a resync timer left running would otherwise run forever
+      for (const resyncPeriod of [0, 1000]) {
+        const left = hot('-a---', { a: s1 });
+        const completed = hot('-a-|', { a: s1 });
+        const failed = hot('-a-#', { a: s1 });
+        expectObservable(left.pipe(handle({}, { resyncPeriod })), '^---!').toBe('-s', { s: synced });
+        expectObservable(completed.pipe(handle({}, { resyncPeriod }))).toBe('-s-|', { s: synced });
+        expectObservable(failed.pipe(handle({}, { resyncPeriod }))).toBe('-s-#', { s: synced });
+        expectSubscriptions(left.subscriptions).toBe('^---!');
+        expectSubscriptions(completed.subscriptions).toBe('^--!');
+        expectSubscriptions(failed.subscriptions).toBe('^--!');
+      }
+    });
+  });
+
+  describe('when its own machinery throws (a handler that throws is reported as an error event instead)', () => {
+    const broken = new Error('broken');
+
+    it('fails with the error when a snapshot’s changes cannot be read, and unsubscribes its source', () => {
+      newTestScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+        const source = hot('-a-b-c', { a: s1, b: withUnreadableChanges(s2!, broken), c: s3 });
+        expectObservable(source.pipe(handle({}))).toBe('-s-#', { s: synced }, broken);
+        expectSubscriptions(source.subscriptions).toBe('^--!');
+      });
+    });
+
+    it('fails with the error when its scheduler cannot schedule a delivery turn, with or without resync', () => {
+      newTestScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+        for (const resyncPeriod of [0, 1000]) {
+          const source = hot('-a-b', { a: s1, b: s2 });
+          expectObservable(source.pipe(handle({}, { resyncPeriod, scheduler: unschedulable(broken) }))).toBe('-#', undefined, broken);
+          expectSubscriptions(source.subscriptions).toBe('^!');
+        }
+      });
+    });
+
+    it('fails with the error when reporting a rejected Promise throws (a logger that fails), after the Promise settled', async () => {
+      const source = new Subject<Snapshot>();
+      const logger = {
+        ...silentLogger,
+        error: () => {
+          throw broken;
+        },
+      };
+      const failures: unknown[] = [];
+      const subscription = source.pipe(handle({ onAdd: () => Promise.reject(new Error('rejected')) }, { scheduler: queueScheduler, logger })).subscribe({ error: (error: unknown) => void failures.push(error) });
+      source.next(s1!);
+      await flushMicrotasks();
+      expect(failures).toEqual([broken]);
+      expect(source.observed).toBe(false);
+      subscription.unsubscribe();
+    });
+
+    it('fails with the error when reading the cache throws during a delivery turn, and calls the handler no more', () => {
+      const added: string[] = [];
+      newTestScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+        // The initial pass reads one object ahead when it starts, and the next ones in the turn:
+        // the third read fails as the second object is taken, after the first was delivered.
+        const [three] = snapshotsOf([replace([obj('a', '1'), obj('b', '1'), obj('c', '1')])]);
+        const source = hot('-a-b', { a: withFailingLookups(three!, 3, broken), b: s2 });
+        expectObservable(source.pipe(handle({ onAdd: (object) => void added.push(object.metadata.name) }))).toBe('-#', undefined, broken);
+        expectSubscriptions(source.subscriptions).toBe('^!');
+      });
+      expect(added).toHaveLength(1);
     });
   });
 

@@ -162,3 +162,37 @@ export class ReplayingHandler {
     return true;
   }
 }
+
+/** `snapshot` whose `changes` cannot be read: a `Snapshot` implementation that fails inside an operator's own work. */
+export function withUnreadableChanges<T extends KubeObject>(snapshot: Snapshot<T>, error: unknown): Snapshot<T> {
+  return Object.create(snapshot, {
+    changes: {
+      get: () => {
+        throw error;
+      },
+    },
+  }) as Snapshot<T>;
+}
+
+/** `snapshot` whose `get` throws from its `failingCall`-th call on (1-based). */
+export function withFailingLookups<T extends KubeObject>(snapshot: Snapshot<T>, failingCall: number, error: unknown): Snapshot<T> {
+  let calls = 0;
+  return Object.create(snapshot, {
+    get: {
+      value: (key: string) => {
+        if (++calls >= failingCall) throw error;
+        return snapshot.get(key);
+      },
+    },
+  }) as Snapshot<T>;
+}
+
+/** A scheduler that cannot schedule anything (one already shut down, say): each `schedule` throws `error`. */
+export function unschedulable(error: unknown, now: () => number = () => 0): SchedulerLike {
+  return {
+    now,
+    schedule: () => {
+      throw error;
+    },
+  };
+}

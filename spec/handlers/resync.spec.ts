@@ -1,5 +1,6 @@
+import type { SchedulerAction, SchedulerLike } from 'rxjs';
 import { resync, type ResyncTick } from '../../lib/handlers/resync';
-import { newTestScheduler, obj, replace, snapshotsOf } from './handleFixtures';
+import { newTestScheduler, obj, replace, snapshotsOf, unschedulable } from './handleFixtures';
 
 const [unsyncedSnapshot] = snapshotsOf([{ type: 'Added', object: obj('x', '1') }]);
 const [first, second] = snapshotsOf([replace([obj('a', '1')]), { type: 'Updated', object: obj('a', '2') }]);
@@ -35,6 +36,47 @@ describe('resync', () => {
     newTestScheduler().run(({ hot, expectObservable }) => {
       expectObservable(hot('a 1500ms |', { a: first }).pipe(resync({ period: 1000 }))).toBe('a 999ms A 500ms |', ticks);
       expectObservable(hot('a 1500ms #', { a: first }).pipe(resync({ period: 1000 }))).toBe('a 999ms A 500ms #', ticks);
+    });
+  });
+
+  it('unsubscribes its source, and stops its timer, when the subscriber leaves', () => {
+    const scheduler = newTestScheduler();
+    let timerRuns = 0;
+    // The virtual scheduler, counting each run of the work scheduled on it.
+    const counting: SchedulerLike = {
+      now: () => scheduler.now(),
+      schedule: (work, delay, state) =>
+        scheduler.schedule(function (this: SchedulerAction<unknown>, value) {
+          timerRuns++;
+          work.call(this as never, value as never);
+        }, delay, state),
+    };
+    scheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+      scheduler.maxFrames = 10_000; // a leaked timer would otherwise run forever
+      const source = hot('a', { a: first });
+      expectObservable(source.pipe(resync({ period: 1000, scheduler: counting })), '^ 1500ms !').toBe('a 999ms A', ticks);
+      expectSubscriptions(source.subscriptions).toBe('^ 1500ms !');
+    });
+    expect(timerRuns).toBe(1);
+  });
+
+  it('unsubscribes its source when it completes or errors', () => {
+    newTestScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const completed = hot('a-|', { a: first });
+      const failed = hot('a-#', { a: first });
+      expectObservable(completed.pipe(resync({ period: 1000 }))).toBe('a-|', ticks);
+      expectObservable(failed.pipe(resync({ period: 1000 }))).toBe('a-#', ticks);
+      expectSubscriptions(completed.subscriptions).toBe('^-!');
+      expectSubscriptions(failed.subscriptions).toBe('^-!');
+    });
+  });
+
+  it('fails with the error when its scheduler cannot start the timer, and unsubscribes its source', () => {
+    const broken = new Error('broken');
+    newTestScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const source = hot('-a-b', { a: first, b: second });
+      expectObservable(source.pipe(resync({ period: 1000, scheduler: unschedulable(broken) }))).toBe('-(a#)', ticks, broken);
+      expectSubscriptions(source.subscriptions).toBe('^!');
     });
   });
 

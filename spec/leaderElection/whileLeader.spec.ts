@@ -61,6 +61,29 @@ describe('whileLeader', () => {
     });
   });
 
+  it('unsubscribes both the election and the work when the subscriber leaves, and each when the other fails', () => {
+    const failure = new Error('failure');
+    newScheduler().run(({ hot, cold, expectObservable, expectSubscriptions }) => {
+      const leader$ = hot('-L------', states);
+      const work$ = cold('--a-----');
+      expectObservable(leader$.pipe(whileLeader(work$)), '^----!').toBe('-L-a', { ...states, a: 'a' });
+      expectSubscriptions(leader$.subscriptions).toBe('^----!');
+      expectSubscriptions(work$.subscriptions).toBe('-^---!');
+
+      const failingElection$ = hot('-L--#', states, failure);
+      const workOfFailingElection$ = cold('--a-----');
+      expectObservable(failingElection$.pipe(whileLeader(workOfFailingElection$))).toBe('-L-a#', { ...states, a: 'a' }, failure);
+      expectSubscriptions(failingElection$.subscriptions).toBe('^---!');
+      expectSubscriptions(workOfFailingElection$.subscriptions).toBe('-^--!');
+
+      const election$ = hot('-L------', states);
+      const failingWork$ = cold('--#', undefined, failure);
+      expectObservable(election$.pipe(whileLeader(failingWork$))).toBe('-L-#', states, failure);
+      expectSubscriptions(election$.subscriptions).toBe('^--!');
+      expectSubscriptions(failingWork$.subscriptions).toBe('-^-!');
+    });
+  });
+
   it('with a real election: the release reaches the Lease only after the work has finalized', () => {
     const time = new VirtualTimeScheduler(VirtualAction, Infinity);
     const store = createClusterStore();

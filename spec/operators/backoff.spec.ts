@@ -68,6 +68,18 @@ describe('backoff operator', () => {
     });
   });
 
+  it('unsubscribes its source when the subscriber leaves, whether the source is running or waiting to be retried', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const running = cold('a----');
+      expectObservable(running.pipe(backoff({ scheduler, random: () => 0 })), '^--!').toBe('a');
+      expectSubscriptions(running.subscriptions).toBe('^--!');
+      // Fails at 1 and at 802 (retried at 801); the subscriber leaves at 1000, before the retry due at 2402.
+      const retried = cold('-#');
+      expectObservable(retried.pipe(backoff({ scheduler, random: () => 0 })), '^ 999ms !').toBe('');
+      expectSubscriptions(retried.subscriptions).toBe(['^!', '801ms ^!']);
+    });
+  });
+
   it('keeps a separate sequence per subscription', () => {
     scheduler.run(({ cold, expectObservable }) => {
       const retried = cold('a#').pipe(backoff({ scheduler, random: () => 0 }));

@@ -60,8 +60,19 @@ describe('changedAt', () => {
       l: { type: 'update', key: 'ns/p', oldObject: at('2', labels), object: at('3', { app: 'api' }) },
       d: { type: 'delete', key: 'ns/p', object: at('3', { app: 'api' }), finalStateUnknown: false },
     } satisfies Record<string, Change>;
-    newTestScheduler().run(({ cold, expectObservable }) => {
-      expectObservable(cold<Change>('asld|', changes).pipe(changedAt((o) => o.metadata.labels))).toBe('a-ld|', changes);
+    newTestScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold<Change>('asld|', changes);
+      expectObservable(source.pipe(changedAt((o) => o.metadata.labels))).toBe('a-ld|', changes);
+      expectSubscriptions(source.subscriptions).toBe('^---!');
+    });
+  });
+
+  it('unsubscribes its source when the subscriber leaves', () => {
+    const change: Change<Labelled> = { type: 'add', key: 'ns/p', object: version('1', 'web', 'Pending'), isInInitialList: false };
+    newTestScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const source = hot<Change<Labelled>>('-a-a-a-', { a: change });
+      expectObservable(source.pipe(changedAt((o) => o.status)), '^--!').toBe('-a-', { a: change });
+      expectSubscriptions(source.subscriptions).toBe('^--!');
     });
   });
 });

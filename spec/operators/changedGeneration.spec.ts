@@ -23,4 +23,15 @@ describe('changedGeneration', () => {
       expectObservable(cold<Change>('n|', changes).pipe(changedGeneration())).toBe('n|', changes);
     });
   });
+
+  it('unsubscribes its source when the subscriber leaves, and ends with it', () => {
+    newTestScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const left = hot<Change>('-a-s-g-', changes);
+      const failed = hot<Change>('-a-s-#', changes);
+      expectObservable(left.pipe(changedGeneration()), '^--!').toBe('-a-', changes);
+      expectObservable(failed.pipe(changedGeneration())).toBe('-a---#', changes);
+      expectSubscriptions(left.subscriptions).toBe('^--!');
+      expectSubscriptions(failed.subscriptions).toBe('^----!');
+    });
+  });
 });

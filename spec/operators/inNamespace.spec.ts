@@ -18,4 +18,15 @@ describe('inNamespace', () => {
       expectObservable(cold<Change>('abcn|', changes).pipe(inNamespace(''))).toBe('----|', changes);
     });
   });
+
+  it('unsubscribes its source when the subscriber leaves, and ends with it', () => {
+    newTestScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const left = hot<Change>('-a-b-c-', changes);
+      const failed = hot<Change>('-a-#', changes);
+      expectObservable(left.pipe(inNamespace('one')), '^--!').toBe('-a-', changes);
+      expectObservable(failed.pipe(inNamespace('one'))).toBe('-a-#', changes);
+      expectSubscriptions(left.subscriptions).toBe('^--!');
+      expectSubscriptions(failed.subscriptions).toBe('^--!');
+    });
+  });
 });

@@ -41,4 +41,15 @@ describe('matchLabels', () => {
       expectObservable(cold<Change>('w|', changes).pipe(matchLabels({ constructor: 'x' }))).toBe('-|', changes);
     });
   });
+
+  it('unsubscribes its source when the subscriber leaves, and ends with it', () => {
+    newTestScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const left = hot<Change>('-w-d-x-', changes);
+      const completed = hot<Change>('-w-d|', changes);
+      expectObservable(left.pipe(matchLabels({ app: 'web' })), '^--!').toBe('-w-', changes);
+      expectObservable(completed.pipe(matchLabels('app=db'))).toBe('---d|', changes);
+      expectSubscriptions(left.subscriptions).toBe('^--!');
+      expectSubscriptions(completed.subscriptions).toBe('^---!');
+    });
+  });
 });

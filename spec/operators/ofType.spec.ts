@@ -26,4 +26,15 @@ describe('ofType', () => {
       expectObservable(finalStates).toBe('---f|', { f: false });
     });
   });
+
+  it('unsubscribes its source when the subscriber leaves, and ends with it', () => {
+    newTestScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const left = hot<Change>('-a-u-d-', changes);
+      const completed = hot<Change>('-a-u|', changes);
+      expectObservable(left.pipe(ofType('add')), '^--!').toBe('-a-', changes);
+      expectObservable(completed.pipe(ofType('update'))).toBe('---u|', changes);
+      expectSubscriptions(left.subscriptions).toBe('^--!');
+      expectSubscriptions(completed.subscriptions).toBe('^---!');
+    });
+  });
 });

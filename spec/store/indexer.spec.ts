@@ -1,4 +1,4 @@
-import { from, map, Subject } from 'rxjs';
+import { from, map, Subject, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { Delta } from '../../lib/reflector/delta';
 import { indexer } from '../../lib/store/indexer';
@@ -375,6 +375,26 @@ describe('indexer', () => {
       expect(a.map((s) => s.size)).toEqual([1, 2]);
       expect(b.map((s) => s.size)).toEqual([1]);
       expect(describeChanges(b[0]!.changes)).toEqual(['add default/y']);
+    });
+
+    it('unsubscribe their source when the subscriber leaves, and end with it, with batches or without', () => {
+      const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+      const failure = new Error('failure');
+      scheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+        for (const config of [{}, { batch: { scheduler } }]) {
+          const sizes = (source: Observable<Delta>) => source.pipe(indexer(config), map((snapshot) => snapshot.size));
+          const values = { r: replace([pod('x', '1')]), a: added(pod('y', '2')) };
+          const left = hot<Delta>('-r-a-a-', values);
+          const completed = hot<Delta>('-r-a|', values);
+          const failed = hot<Delta>('-r-a#', values, failure);
+          expectObservable(sizes(left), '^--!').toBe('-1-', { 1: 1 });
+          expectObservable(sizes(completed)).toBe('-1-2|', { 1: 1, 2: 2 });
+          expectObservable(sizes(failed)).toBe('-1-2#', { 1: 1, 2: 2 }, failure);
+          expectSubscriptions(left.subscriptions).toBe('^--!');
+          expectSubscriptions(completed.subscriptions).toBe('^---!');
+          expectSubscriptions(failed.subscriptions).toBe('^---!');
+        }
+      });
     });
   });
 });

@@ -2,7 +2,7 @@ import type { Observable } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { changedKeys } from '../../lib/workqueue/changedKeys';
 import type { KubeObject } from '../../lib/base/object';
-import { newTestScheduler, obj, replace, snapshotsOf } from '../handlers/handleFixtures';
+import { newTestScheduler, obj, replace, snapshotsOf, withUnreadableChanges } from '../handlers/handleFixtures';
 
 function owned(name: string, resourceVersion: string, owner: string): KubeObject {
   return obj(name, resourceVersion, { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: owner, uid: `uid-${owner}` }] });
@@ -79,5 +79,47 @@ describe('changedKeys', () => {
       expect(errored.lines()).toEqual(['0: ns/a ns/b', '2: #']);
     });
     expect(() => changedKeys({ resyncPeriod: -1 })).toThrow(RangeError);
+  });
+
+  it('unsubscribes its source on unsubscribe, completion and error, with and without resync', () => {
+    const scheduler = newTestScheduler();
+    scheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+      scheduler.maxFrames = 10_000; // a resync timer left running would otherwise run forever
+      for (const resyncPeriod of [0, 1000]) {
+        const left = hot('-t---', { t: updated });
+        // A group of n values in a marble takes n + 2 frames: the source ends at 6, one after (ba).
+        const completed = hot('-t----|', { t: updated });
+        const failed = hot('-t----#', { t: updated });
+        expectObservable(left.pipe(changedKeys({ resyncPeriod })), '^---!').toBe('-(ba)', { a: 'ns/a', b: 'ns/b' });
+        expectObservable(completed.pipe(changedKeys({ resyncPeriod }))).toBe('-(ba)-|', { a: 'ns/a', b: 'ns/b' });
+        expectObservable(failed.pipe(changedKeys({ resyncPeriod }))).toBe('-(ba)-#', { a: 'ns/a', b: 'ns/b' });
+        expectSubscriptions(left.subscriptions).toBe('^---!');
+        expectSubscriptions(completed.subscriptions).toBe('^-----!');
+        expectSubscriptions(failed.subscriptions).toBe('^-----!');
+      }
+    });
+  });
+
+  it('fails with the error, and unsubscribes its source, when keysOf throws', () => {
+    const broken = new Error('no owner');
+    const [initial, moved] = snapshotsOf([replace([owned('cm', '1', 'web')]), { type: 'Updated', object: owned('cm', '2', 'api') }]);
+    const keysOf = (object: KubeObject): string[] => {
+      if (object.metadata.resourceVersion === '2') throw broken;
+      return ownerKeys(object);
+    };
+    newTestScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const source = hot('-i-m-', { i: initial, m: moved });
+      expectObservable(source.pipe(changedKeys({ keysOf }))).toBe('-w-(w#)', { w: 'ns/web' }, broken);
+      expectSubscriptions(source.subscriptions).toBe('^--!');
+    });
+  });
+
+  it('fails with the error, and unsubscribes its source, when a snapshot’s changes cannot be read', () => {
+    const broken = new Error('broken');
+    newTestScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const source = hot('-s----t-', { s: first, t: withUnreadableChanges(updated!, broken) });
+      expectObservable(source.pipe(changedKeys())).toBe('-(ba)-#', { a: 'ns/a', b: 'ns/b' }, broken);
+      expectSubscriptions(source.subscriptions).toBe('^-----!');
+    });
   });
 });

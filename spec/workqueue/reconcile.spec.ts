@@ -2,7 +2,7 @@ import { filter, NEVER, Observable, Subject, throwError } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { reconcile, type ReconcileContext, type ReconcileEvent, type ReconcileOptions } from '../../lib/workqueue/reconcile';
 import { requeueAfter, type ReconcileOutcome } from '../../lib/workqueue/reconcileResult';
-import { flushMicrotasks } from '../handlers/handleFixtures';
+import { flushMicrotasks, unschedulable } from '../handlers/handleFixtures';
 
 /**
  * reconcile() in virtual time: one frame is one millisecond. Reconcile functions return cold
@@ -323,6 +323,34 @@ describe('reconcile', () => {
       const scheduler = newScheduler();
       scheduler.run(({ hot, expectObservable }) => {
         expectObservable(hot('-a--#').pipe(reconcile(() => NEVER, { scheduler }), filter((e) => e.type !== 'queue'))).toBe('----#');
+      });
+    });
+  });
+
+  describe('its source', () => {
+    it('is unsubscribed on unsubscribe, when it completes and when it errors', () => {
+      const scheduler = newScheduler();
+      scheduler.run(({ hot, cold, expectObservable, expectSubscriptions }) => {
+        const outcomes = filter((event: ReconcileEvent) => event.type !== 'queue');
+        const left = hot('-a-b----');
+        const completed = hot('-a-|');
+        const failed = hot('-a-#');
+        expectObservable(left.pipe(reconcile(() => NEVER, { scheduler }), outcomes), '^---!').toBe('');
+        expectObservable(completed.pipe(reconcile(() => cold('-|'), { scheduler }), outcomes)).toBe('--r|', { r: { type: 'reconciled', key: 'a', duration: 1, requeueAfter: undefined } });
+        expectObservable(failed.pipe(reconcile(() => NEVER, { scheduler }), outcomes)).toBe('---#');
+        expectSubscriptions(left.subscriptions).toBe('^---!');
+        expectSubscriptions(completed.subscriptions).toBe('^--!');
+        expectSubscriptions(failed.subscriptions).toBe('^--!');
+      });
+    });
+
+    it('is unsubscribed, and the output fails with the error, when the scheduler cannot schedule the queue’s work', () => {
+      const broken = new Error('broken');
+      const scheduler = newScheduler();
+      scheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
+        const keys = hot('-a-b');
+        expectObservable(keys.pipe(reconcile(() => undefined, { scheduler: unschedulable(broken, () => scheduler.now()) }))).toBe('-#', undefined, broken);
+        expectSubscriptions(keys.subscriptions).toBe('^!');
       });
     });
   });
