@@ -181,7 +181,7 @@ describe('watches as PartialObjectMetadata', () => {
     const stream = await watch(`/api/v1/namespaces/ns/pods?watch=1&labelSelector=app%3Dweb&allowWatchBookmarks=true&resourceVersion=${server.store.resourceVersion}`, METADATA_ACCEPT);
     const before = server.store.get(pods, 'ns', 'a')!;
     server.store.update(pods, { ...before, metadata: { ...before.metadata, labels: { app: 'db' } } });
-    await stream.until((s) => s.events.some((e) => e.type === 'DELETED') && s.events.some((e) => e.type === 'BOOKMARK'));
+    await stream.until((s) => s.events.some((e) => e.type === 'DELETED') && s.events.some((e) => e.type === 'BOOKMARK'), 'a DELETED and a BOOKMARK event');
     const deleted = stream.events.find((e) => e.type === 'DELETED')!;
     expect(deleted.object).toEqual({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { ...before.metadata, resourceVersion: server.store.resourceVersion } });
     const bookmark = stream.events.find((e) => e.type === 'BOOKMARK')!;

@@ -84,6 +84,17 @@ describe('eventually', () => {
     expect(failing.error()?.message).toMatch(/^still failing after 50 ms[^\n]*\n[\s\S]*expect\(received\)\.toBe\(expected\)[\s\S]*Expected: "b"[\s\S]*Received: "a"/);
   });
 
+  it('waits between attempts as `pause` says, when one is given', async () => {
+    let pauses = 0;
+    let attempts = 0;
+    await eventually(
+      () => expect(++attempts).toBe(3),
+      { pause: async () => void pauses++ },
+    );
+    expect(pauses).toBe(2);
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
   it('reports a thrown non-Error value as what was seen', async () => {
     const outcome = outcomeOf(
       eventually(

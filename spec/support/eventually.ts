@@ -15,6 +15,11 @@ export interface EventuallyOptions {
   readonly timeoutMs?: number;
   /** The pause between attempts; default 10 ms. */
   readonly intervalMs?: number;
+  /**
+   * How to wait between attempts instead of `intervalMs`: under jest's fake timers, one they do not
+   * fake (`() => new Promise((resolve) => setImmediate(resolve))`). The deadline is read from `Date.now()`.
+   */
+  readonly pause?: () => Promise<unknown>;
 }
 
 /**
@@ -26,6 +31,7 @@ export interface EventuallyOptions {
 export async function eventually<T>(assertion: () => T | Promise<T>, options: EventuallyOptions = {}): Promise<T> {
   const timeoutMs = options.timeoutMs ?? EVENTUALLY_MS;
   const intervalMs = options.intervalMs ?? 10;
+  const pause = options.pause ?? (() => new Promise((resolve) => setTimeout(resolve, intervalMs)));
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -33,7 +39,7 @@ export async function eventually<T>(assertion: () => T | Promise<T>, options: Ev
     } catch (error) {
       if (Date.now() >= deadline) throw stillFailing(error, `still failing after ${timeoutMs} ms (${attempt} attempts):`);
     }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    await pause();
   }
 }
 
