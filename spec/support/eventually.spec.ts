@@ -1,5 +1,5 @@
 import { of, Subject, throwError } from 'rxjs';
-import { EVENTUALLY_MS, eventually, firstSatisfying, within } from './eventually';
+import { EVENTUALLY_MS, eventually, firstSatisfying, withMessage, within } from './eventually';
 
 /** The error a promise rejected with, or undefined if it resolved (read after the timers ran). */
 function outcomeOf(promise: Promise<unknown>): { readonly error: () => Error | undefined; readonly settled: () => boolean } {
@@ -189,5 +189,17 @@ describe('firstSatisfying', () => {
   it('passes the stream’s error through', async () => {
     await expect(firstSatisfying(throwError(() => new Error('boom')), () => undefined)).rejects.toThrow('boom');
     expect(jest.getTimerCount()).toBe(0);
+  });
+});
+
+describe('withMessage', () => {
+  it('replaces the message in the error and in its stack’s head, keeping the frames, whether the message was empty or several lines', () => {
+    for (const original of [new Error(), new Error('first line\nsecond line')]) {
+      const error = withMessage(original, 'what was expected\nand what was seen');
+      expect(error).toBe(original);
+      expect(error.message).toBe('what was expected\nand what was seen');
+      expect(error.stack).toMatch(/^Error: what was expected\nand what was seen\n\s+at .*eventually\.spec\.ts/);
+      expect(error.stack).not.toContain('first line');
+    }
   });
 });

@@ -133,10 +133,11 @@ function stillFailing(error: unknown, prefix: string): unknown {
   return withMessage(error, `${prefix}\n${error.message}`);
 }
 
-/** `error` with `message`, in its stack's head as well (where node prints it; jest prints the message). */
-function withMessage(error: Error, message: string): Error {
-  const head = `${error.name}${error.message === '' ? '' : `: ${error.message}`}`;
-  if (error.stack?.startsWith(head) === true) error.stack = `${error.name}: ${message}${error.stack.slice(head.length)}`;
+/** `error` with `message`, in its stack's head as well (jest prints the stack's head when it holds the message). */
+export function withMessage(error: Error, message: string): Error {
+  const stack = error.stack ?? ''; // read before the message changes: V8 formats the stack on its first read
+  const frames = stack.search(/\n\s+at /);
   error.message = message;
+  error.stack = `${error.name}: ${message}${frames < 0 ? '' : stack.slice(frames)}`;
   return error;
 }

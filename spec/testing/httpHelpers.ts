@@ -2,7 +2,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type { ApiServer } from '../../lib/testing/server';
 import { testCertificates } from '../../lib/testing/tls';
-import { within } from '../support/eventually';
+import { withMessage, within } from '../support/eventually';
 
 /** Plain node:http(s) clients for the loopback server tests: the wire, with nothing in between. */
 
@@ -144,12 +144,8 @@ export class WatchStream {
    * the stream's end naming `expectation` (what the predicate checks) and what arrived instead.
    */
   until(predicate: (stream: WatchStream) => boolean, expectation: string, timeoutMs = 3_000): Promise<void> {
-    const failed = new Error(); // made here, so that its stack shows the spec's line
-    const fail = (why: string): Error => {
-      failed.message = `expected ${expectation}, but ${why}; got ${this.lines.length} lines:\n${this.raw}`;
-      failed.stack = `Error: ${failed.message}${failed.stack?.slice('Error'.length) ?? ''}`;
-      return failed;
-    };
+    const failed = new Error(`waiting for ${expectation}`); // made here, so that its stack shows the spec's line
+    const fail = (why: string): Error => withMessage(failed, `expected ${expectation}, but ${why}; got ${this.lines.length} lines:\n${this.raw}`);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(fail(`it did not hold within ${timeoutMs} ms`)), timeoutMs);
       const check = (): void => {
