@@ -43,7 +43,7 @@ describeEachServerVersion('example: a ConfigMap per Deployment, against the loop
   });
   afterEach(async () => {
     stop.abort();
-    await running?.catch(() => undefined);
+    if (running !== undefined) await lines.settled(running.catch(() => undefined), 'main() to settle once aborted');
     await server.close();
   });
 
@@ -129,7 +129,7 @@ describeEachServerVersion('example: a ConfigMap per Deployment, against the loop
   it('resolves once stopped, and rejects with the 403 when RBAC forbids listing Deployments', async () => {
     await start();
     stop.abort();
-    await expect(running).resolves.toBeUndefined();
+    await expect(lines.settled(running!, 'main() to resolve once stopped')).resolves.toBeUndefined();
     expect(lines.seen).toContain('stopped');
 
     await server.close();
