@@ -86,6 +86,7 @@ describeEachServerVersion('example: a ConfigMap per Deployment, against the loop
     await lines.waitFor(`deleted web-info for ${NS}/web`, mark);
     expect(infoOf(server, 'web')).toBeUndefined();
     expect(infoOf(server, 'api')).toBeDefined();
+    expect(infoOf(server, 'api')?.data).toEqual({ replicas: '1', image: 'example/api:7' });
   });
 
   it('puts back a ConfigMap that someone else edited or deleted', async () => {

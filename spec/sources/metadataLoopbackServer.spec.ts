@@ -133,6 +133,10 @@ describe('lists as PartialObjectMetadataList', () => {
     const reply = await get(server, '/api/v1/pods', accept(METADATA_LIST_ACCEPT));
     expect(reply.json.kind).toBe('PodList');
     expect(reply.json.items[0].spec).toBeDefined();
+    expect(reply.json.items.map((item: { spec: unknown; status: unknown }) => [item.spec, item.status])).toEqual([
+      [pod('a').spec, pod('a').status],
+      [pod('b').spec, pod('b').status],
+    ]);
   });
 });
 
@@ -194,6 +198,10 @@ describe('watches as PartialObjectMetadata', () => {
     await stream.untilLines(2);
     expect(stream.events[0]!.object.kind).toBe('Pod');
     expect(stream.events[0]!.object.spec).toBeDefined();
+    expect(stream.events.slice(0, 2).map((event) => [event.type, event.object.metadata.name, event.object.spec, event.object.status])).toEqual([
+      ['ADDED', 'a', pod('a').spec, pod('a').status],
+      ['ADDED', 'b', pod('b').spec, pod('b').status],
+    ]);
   });
 
   it('passes ERROR events through unconverted', async () => {
