@@ -1,12 +1,13 @@
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { filter, firstValueFrom, map, Subscription, timeout } from 'rxjs';
+import { filter, firstValueFrom, map, Subscription, throwError, timeout } from 'rxjs';
 import type { Health } from '../../lib/reflector/health';
 import { informer, type Informer, type InformerOptions } from '../../lib/informer/informer';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import { InformerError } from '../../lib/base/errors';
 import type { Snapshot } from '../../lib/store/snapshot';
+import { withMessage } from '../support/eventually';
 import { loadClientNode } from '../../lib/testing';
 
 /**
@@ -135,9 +136,9 @@ export interface RunningInformer {
   latest(): Snapshot<Pod> | undefined;
   /** An error informer$ raised, if it did (it must not). */
   streamError(): unknown;
-  /** Resolves with the first error health$ reports that matches. */
+  /** Resolves with the first error health$ reports that matches; rejects after `timeoutMs` (5 s) naming `match` and the errors reported. */
   errorReported<E extends InformerError>(match: (error: InformerError) => error is E, timeoutMs?: number): Promise<E>;
-  /** Resolves with the first snapshot that satisfies `predicate`. */
+  /** Resolves with the first snapshot that satisfies `predicate`; rejects after `timeoutMs` (5 s) naming it and the latest snapshot. */
   snapshotWhere(predicate: (snapshot: Snapshot<Pod>) => boolean, timeoutMs?: number): Promise<Snapshot<Pod>>;
   stop(): void;
 }
@@ -167,15 +168,34 @@ export function runInformer(kubeConfig: KubeConfig, options: InformerOptions<Pod
     healths,
     latest: () => latest,
     streamError: () => streamError,
-    errorReported: <E extends InformerError>(match: (error: InformerError) => error is E, timeoutMs = 5000): Promise<E> =>
-      firstValueFrom(
+    errorReported: <E extends InformerError>(match: (error: InformerError) => error is E, timeoutMs = 5000): Promise<E> => {
+      const failed = new Error(); // made here, so that its stack shows the spec's line
+      return firstValueFrom(
         podInformer.health$.pipe(
           map((health) => health.lastError),
           filter((error): error is E => error !== undefined && match(error)),
-          timeout(timeoutMs),
+          timeout({
+            first: timeoutMs,
+            with: () => {
+              const reported = [...new Set(healths.map((health) => health.lastError).filter((error) => error !== undefined).map(String))];
+              return throwError(() => withMessage(failed, `no error matching ${String(match)} on health$ within ${timeoutMs} ms; reported: ${JSON.stringify(reported)}`));
+            },
+          }),
         ),
-      ),
-    snapshotWhere: (predicate, timeoutMs = 5000) => firstValueFrom(podInformer.informer$.pipe(filter(predicate), timeout(timeoutMs))),
+      );
+    },
+    snapshotWhere: (predicate, timeoutMs = 5000) => {
+      const failed = new Error();
+      return firstValueFrom(
+        podInformer.informer$.pipe(
+          filter(predicate),
+          timeout({
+            first: timeoutMs,
+            with: () => throwError(() => withMessage(failed, `no snapshot satisfying ${String(predicate)} within ${timeoutMs} ms; the latest held ${JSON.stringify(contents(latest))}`)),
+          }),
+        ),
+      );
+    },
     stop: () => subscriptions.unsubscribe(),
   };
 }

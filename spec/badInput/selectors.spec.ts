@@ -1,6 +1,7 @@
 import { ConfigError } from '../../lib/base/errors';
 import { SelectorSyntaxError } from '../../lib/store/selector';
-import { quietWatch, runInformer, startRawApiServer, twoPods, type RawApiServer } from './rawApiServer';
+import { eventually } from '../support/eventually';
+import { contents, quietWatch, runInformer, startRawApiServer, twoPods, type RawApiServer, type RunningInformer } from './rawApiServer';
 
 /**
  * A selector that does not parse can never be served: the informer refuses it when it is made,
@@ -33,7 +34,23 @@ describe('bad input: a selector that does not parse', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('takes what the API server takes, > and < and in () included', () => {
-    expect(() => runInformer(server.kubeConfig, { labelSelector: 'replicas>2,tier in (),!legacy', fieldSelector: 'metadata.name!=x' }).stop()).not.toThrow();
+  it('takes what the API server takes, > and < and in () included, and sends it as given on the list and the watch', async () => {
+    const labelSelector = 'replicas>2,tier in (),!legacy';
+    const fieldSelector = 'metadata.name!=x';
+    let running: RunningInformer | undefined;
+    expect(() => (running = runInformer(server.kubeConfig, { labelSelector, fieldSelector }))).not.toThrow();
+    try {
+      const sent = (): { kind: string; labelSelector: string | null; fieldSelector: string | null }[] =>
+        server.requests.map((request) => ({ kind: request.kind, labelSelector: request.query.get('labelSelector'), fieldSelector: request.query.get('fieldSelector') }));
+      await eventually(() =>
+        expect(sent().slice(0, 2)).toEqual([
+          { kind: 'list', labelSelector, fieldSelector },
+          { kind: 'watch', labelSelector, fieldSelector },
+        ]),
+      );
+      await eventually(() => expect(contents(running!.latest())).toEqual({ 'default/a': '1', 'default/b': '2' }));
+    } finally {
+      running?.stop();
+    }
   });
 });

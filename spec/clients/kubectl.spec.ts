@@ -7,6 +7,7 @@ import type { ApiServer } from '../../lib/testing/server';
 import { SERVER_VERSIONS } from '../../lib/testing/serverVersion';
 import { describeWithKubectl, kubectl as runKubectl, printed, rows, spawnKubectl, startKubectlCluster as startCluster, type Result } from './kubectlRunner';
 import { stopCluster, waitForWatch, type Cluster } from './realClients';
+import { eventually, EVENTUALLY_MS, within } from '../support/eventually';
 
 /**
  * The real kubectl against the loopback API server: discovery, get (one namespace, all, chunked,
@@ -143,23 +144,8 @@ describeWithKubectl('kubectl against the loopback API server (http, no token)', 
   it('get pods -w prints the list, then a line for each later change, until killed', async () => {
     const child = spawnKubectl(cluster as Cluster, ['get', 'pods', '-n', 'ns-1', '-w']);
     let stdout = '';
-    let waiting: { text: string; resolve: () => void } | undefined;
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      if (waiting !== undefined && stdout.includes(waiting.text)) waiting.resolve();
-    });
-    const seen = (text: string): Promise<void> =>
-      new Promise((resolve, reject) => {
-        const giveUp = setTimeout(() => reject(new Error(`kubectl -w never printed ${text}; printed:\n${stdout}`)), 20_000);
-        waiting = {
-          text,
-          resolve: () => {
-            clearTimeout(giveUp);
-            resolve();
-          },
-        };
-        if (stdout.includes(text)) waiting.resolve();
-      });
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    const seen = (text: string): Promise<void> => eventually(() => expect(stdout).toContain(text), { timeoutMs: 20_000, intervalMs: 20 });
     const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
     try {
       const existing = podNames(server, 'ns-1');
@@ -170,21 +156,12 @@ describeWithKubectl('kubectl against the loopback API server (http, no token)', 
       server.store.create(pods, makePod(seededRandom(8), 'ns-1', 'watched-new-pod'));
       await seen('watched-new-pod');
       server.store.delete(pods, 'ns-1', existing[0] as string);
-      const linesBefore = stdout.split('\n').filter((line) => line.startsWith(`${existing[0] as string} `)).length;
-      await new Promise<void>((resolve, reject) => {
-        const giveUp = setTimeout(() => reject(new Error(`no line for the deleted pod; printed:\n${stdout}`)), 20_000);
-        const check = (): void => {
-          if (stdout.split('\n').filter((line) => line.startsWith(`${existing[0] as string} `)).length > linesBefore) {
-            clearTimeout(giveUp);
-            child.stdout.off('data', check);
-            resolve();
-          }
-        };
-        child.stdout.on('data', check);
-      });
+      const linesOfDeleted = (): string[] => stdout.split('\n').filter((line) => line.startsWith(`${existing[0] as string} `));
+      const linesBefore = linesOfDeleted().length;
+      await eventually(() => expect(linesOfDeleted().length).toBeGreaterThan(linesBefore), { timeoutMs: 20_000, intervalMs: 20 });
     } finally {
       child.kill('SIGTERM');
-      await closed;
+      await within(closed, EVENTUALLY_MS, 'kubectl -w to exit after SIGTERM');
     }
   });
 

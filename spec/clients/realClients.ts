@@ -3,6 +3,7 @@ import { accessSync, constants, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '../../lib/testing/server';
+import { eventually } from '../support/eventually';
 
 /**
  * What the real-clients suites share: finding a client program on PATH, and a loopback API server
@@ -75,21 +76,10 @@ export function findPythonClient(): PythonClient {
   return { missing: `${asked} the kubernetes module (Debian: apt-get install python3-kubernetes; or pip install kubernetes)` };
 }
 
-/** Resolves once the server has received a watch request for `resource`. */
-export function waitForWatch(server: ApiServer, resource: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const giveUp = setTimeout(() => {
-      clearInterval(poll);
-      reject(new Error(`the client never opened its watch on ${resource}`));
-    }, 20_000);
-    const poll = setInterval(() => {
-      if (server.requests.entries.some((entry) => entry.verb === 'watch' && entry.resource === resource)) {
-        clearInterval(poll);
-        clearTimeout(giveUp);
-        resolve();
-      }
-    }, 20);
-  });
+/** Resolves once the server has received a watch request for `resource`; fails after 20 s naming the watches it saw. */
+export async function waitForWatch(server: ApiServer, resource: string): Promise<void> {
+  const watched = (): (string | undefined)[] => server.requests.entries.filter((entry) => entry.verb === 'watch').map((entry) => entry.resource);
+  await eventually(() => expect(watched()).toContain(resource), { timeoutMs: 20_000, intervalMs: 20 });
 }
 
 /** How a program run by {@link runProgram} ended, with everything it printed. */

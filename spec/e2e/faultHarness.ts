@@ -265,11 +265,11 @@ export function versionsOf(records: readonly RequestRecord[]): string[] {
   return records.map((record) => record.query['resourceVersion'] ?? '');
 }
 
-/** Polls a condition until it holds; the error says what was still wrong. */
+/** Polls a condition until it holds; the error names the condition and says what was still wrong. */
 export async function waitFor(condition: () => boolean, describe: () => string, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${describe()}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${String(condition)}: ${describe()}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

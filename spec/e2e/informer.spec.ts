@@ -1,4 +1,4 @@
-import { filter, firstValueFrom, ReplaySubject, type Observable, type Subscription } from 'rxjs';
+import { firstValueFrom, ReplaySubject, type Subscription } from 'rxjs';
 import { informer, type Informer } from '../../lib/informer/informer';
 import { changedAt } from '../../lib/operators/changedAt';
 import type { ResourceHandlers } from '../../lib/handlers/resourceHandlers';
@@ -11,20 +11,16 @@ import type { Snapshot } from '../../lib/store/snapshot';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { waitForSync } from '../../lib/informer/waitForSync';
 import { describeEachServerVersion, isServedList } from '../support/serverVersions';
+import { eventually, firstSatisfying } from '../support/eventually';
 
 const backoff = { initialMs: 10, maxMs: 50 };
 const podNamed = (name: string): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name } });
 
 /** Handler calls as short strings: `add a initial`, `update a 3→4`, `delete b unknown`, `synced`. */
-function recorder(): { handlers: ResourceHandlers<Pod>; calls: ReplaySubject<string>; seen: string[] } {
-  const calls = new ReplaySubject<string>();
+function recorder(): { handlers: ResourceHandlers<Pod>; seen: string[] } {
   const seen: string[] = [];
-  const record = (line: string): void => {
-    seen.push(line);
-    calls.next(line);
-  };
+  const record = (line: string): void => void seen.push(line);
   return {
-    calls,
     seen,
     handlers: {
       onAdd: (o, { isInInitialList }) => record(`add ${o.metadata.name}${isInInitialList ? ' initial' : ''}`),
@@ -34,8 +30,6 @@ function recorder(): { handlers: ResourceHandlers<Pod>; calls: ReplaySubject<str
     },
   };
 }
-
-const until = <T>(source: Observable<T>, predicate: (value: T) => boolean): Promise<T> => firstValueFrom(source.pipe(filter(predicate)));
 
 describeEachServerVersion('informer against the loopback API server', (serverVersion) => {
   let server: ApiServer;
@@ -55,32 +49,32 @@ describeEachServerVersion('informer against the loopback API server', (serverVer
     server.store.create(pods, podNamed('a'));
     server.store.create(pods, podNamed('b'));
     const informerOfPods = podInformer();
-    const { handlers, calls, seen } = recorder();
+    const { handlers, seen } = recorder();
     keep(informerOfPods.handle(handlers).subscribe());
-    await until(calls, (line) => line === 'synced');
+    await eventually(() => expect(seen).toContain('synced'));
     expect(seen.slice(0, 2).sort()).toEqual(['add a initial', 'add b initial']);
 
     const before = server.store.get(pods, 'default', 'a')!;
     const after = server.store.update(pods, { ...before, metadata: { ...before.metadata, labels: { touched: 'yes' } } });
-    await until(calls, (line) => line.startsWith('update a'));
+    await eventually(() => expect(seen).toContainEqual(expect.stringMatching(/^update a/)));
     expect(seen).toContain(`update a ${before.metadata.resourceVersion}→${after.metadata.resourceVersion}`);
 
     server.store.delete(pods, 'default', 'b');
-    await until(calls, (line) => line === 'delete b');
+    await eventually(() => expect(seen).toContain('delete b'));
   });
 
   it('after a relist, passes missed deletes with finalStateUnknown and no updates for unchanged objects', async () => {
     server.store.create(pods, podNamed('a'));
     server.store.create(pods, podNamed('b'));
-    const { handlers, calls, seen } = recorder();
+    const { handlers, seen } = recorder();
     keep(podInformer().handle(handlers).subscribe());
-    await until(calls, (line) => line === 'synced');
+    await eventually(() => expect(seen).toContain('synced'));
 
     const restarting = server.restart(); // drops the watch at once
     server.store.delete(pods, 'default', 'b');
     server.store.compact(); // the informer's resourceVersion is now too old: 410, relist
     await restarting;
-    await until(calls, (line) => line.startsWith('delete b'));
+    await eventually(() => expect(seen).toContainEqual(expect.stringMatching(/^delete b/)));
     expect(seen.slice(3)).toEqual(['delete b unknown']);
     expect(server.requests.entries.filter(isServedList).length).toBeGreaterThan(1);
   });
@@ -90,11 +84,11 @@ describeEachServerVersion('informer against the loopback API server', (serverVer
     const informerOfPods = podInformer();
     keep(informerOfPods.informer$.subscribe());
     await waitForSync([informerOfPods], { timeout: 5000 });
-    const { handlers, calls, seen } = recorder();
+    const { handlers, seen } = recorder();
     keep(informerOfPods.handle(handlers).subscribe());
-    await until(calls, (line) => line === 'synced');
+    await eventually(() => expect(seen).toContain('synced'));
     server.store.create(pods, podNamed('c'));
-    await until(calls, (line) => line.startsWith('add c'));
+    await eventually(() => expect(seen).toContainEqual(expect.stringMatching(/^add c/)));
     expect(seen).toEqual(['add a initial', 'synced', 'add c']);
     expect(server.requests.entries.filter(isServedList)).toHaveLength(1);
   });
@@ -113,12 +107,12 @@ describeEachServerVersion('informer against the loopback API server', (serverVer
     await waitForSync([informerOfPods], { timeout: 5000 });
 
     for (const name of ['p1', 'p2', 'p3']) server.store.create(pods, podNamed(name));
-    await until(fast.calls, (line) => line === 'add p3');
-    await until(snapshots, (snapshot) => snapshot.size === 3);
+    await eventually(() => expect(fast.seen).toContain('add p3'));
+    await firstSatisfying(snapshots, (snapshot) => expect(snapshot.size).toBe(3));
     expect(slowSeen).toEqual(['p1']);
 
     release();
-    await until(slow, (name) => name === 'p3');
+    await firstSatisfying(slow, (name) => expect(name).toBe('p3'));
     expect(slowSeen).toEqual(['p1', 'p2', 'p3']);
   });
 
@@ -169,7 +163,7 @@ describeEachServerVersion('informer against the loopback API server', (serverVer
     const [snapshot] = await waitForSync([configMapInformer], { timeout: 5000 });
     expect([...snapshot.keys()]).toEqual(['default/a']);
     server.store.create(configMaps, withData('b'));
-    await until(configMapInformer.informer$, (s) => s.has('default/b'));
+    await firstSatisfying(configMapInformer.informer$, (s) => expect([...s.keys()]).toContain('default/b'));
     const health = await firstValueFrom(configMapInformer.health$);
     expect(health).toMatchObject({ phase: 'watching', rejectedObjects: 1 });
     expect(health.lastRejection?.message).toMatch(/^configmaps@default: cannot cache default\/empty: the transform failed: TypeError: /);
@@ -179,7 +173,7 @@ describeEachServerVersion('informer against the loopback API server', (serverVer
     server.store.create(pods, podNamed('a'));
     const informerOfPods = podInformer();
     const [synced] = await waitForSync([informerOfPods], { timeout: 5000 });
-    const replayed = await new Promise<Snapshot<Pod>>((resolve) => keep(informerOfPods.informer$.subscribe(resolve)));
+    const replayed = await firstSatisfying(informerOfPods.informer$, () => undefined);
     expect(replayed).toBe(synced);
     expect(server.requests.entries.filter(isServedList)).toHaveLength(1);
   });
@@ -199,7 +193,7 @@ describeEachServerVersion('informer against the loopback API server', (serverVer
     const first = informerOfPods.informer$.subscribe();
     await waitForSync([informerOfPods], { timeout: 5000 });
     first.unsubscribe();
-    await until(informerOfPods.health$, (h) => h.phase === 'idle');
+    await firstSatisfying(informerOfPods.health$, (h) => expect(h.phase).toBe('idle'));
     server.store.create(pods, podNamed('b'));
     const [snapshot] = await waitForSync([informerOfPods], { timeout: 5000 });
     expect(snapshot.size).toBe(2);
@@ -211,9 +205,9 @@ describeEachServerVersion('informer against the loopback API server', (serverVer
     const informerOfPods = podInformer();
     const changes = new ReplaySubject<string>();
     keep(informerOfPods.changes$.subscribe((change) => changes.next(`${change.type} ${change.key}`)));
-    await until(changes, (c) => c === 'add default/a');
+    await firstSatisfying(changes, (c) => expect(c).toBe('add default/a'));
     server.store.delete(pods, 'default', 'a');
-    await until(changes, (c) => c === 'delete default/a');
+    await firstSatisfying(changes, (c) => expect(c).toBe('delete default/a'));
   });
 
   it('shares what an update left unchanged with the cached version, so changedAt filters by identity', async () => {
@@ -224,12 +218,12 @@ describeEachServerVersion('informer against the loopback API server', (serverVer
     const statusChanges = new ReplaySubject<string>();
     keep(informerOfPods.changes$.subscribe((change) => change.type === 'update' && updates.next(change)));
     keep(informerOfPods.changes$.pipe(changedAt((pod) => pod.status)).subscribe((change) => statusChanges.next(`${change.type} ${change.object.metadata.resourceVersion}`)));
-    await until(statusChanges, (line) => line.startsWith('add'));
+    await firstSatisfying(statusChanges, (line) => expect(line).toMatch(/^add /));
 
     const stored = server.store.get(pods, 'default', 'a')!;
     const labelled = server.store.update(pods, { ...stored, metadata: { ...stored.metadata, labels: { tier: 'web' } } });
     const running = server.store.update(pods, { ...labelled, status: { phase: 'Running' } });
-    const last = await until(updates, (u) => u.object.metadata.resourceVersion === running.metadata.resourceVersion);
+    const last = await firstSatisfying(updates, (u) => expect(u.object.metadata.resourceVersion).toBe(running.metadata.resourceVersion));
     expect(last.object.spec).toBe(last.oldObject.spec);
     expect(last.object.metadata.labels).toBe(last.oldObject.metadata.labels);
     expect(last.object.status).not.toBe(last.oldObject.status);

@@ -1,4 +1,4 @@
-import { filter, firstValueFrom, type Subscription } from 'rxjs';
+import type { Subscription } from 'rxjs';
 import type { HandlerEvent } from '../../lib/handlers/resourceHandlers';
 import { HandlerQueueOverflowError } from '../../lib/handlers/notifications';
 import { informer } from '../../lib/informer/informer';
@@ -7,6 +7,7 @@ import { pods, type Pod } from '../../lib/resources/builtins';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { describeEachServerVersion } from '../support/serverVersions';
+import { eventually, firstSatisfying } from '../support/eventually';
 
 const pod = (name: string, phase: 'Pending' | 'Running' = 'Pending'): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name }, status: { phase } });
 
@@ -53,21 +54,30 @@ describeEachServerVersion('a handler that falls behind its maxPending', (serverV
         { maxPending: 3 },
       )
       .subscribe((event) => events.push(event));
-    await firstValueFrom(podInformer.handle({}).pipe(filter((event) => event.type === 'synced')));
+    await firstSatisfying(podInformer.handle({}), (event) => expect(event.type).toBe('synced'));
 
     server.store.update(pods, { ...server.store.get(pods, 'default', 'web-0')!, status: { phase: 'Running' } });
     for (let i = 1; i <= 10; i++) server.store.delete(pods, 'default', `web-${i}`);
     for (let i = 11; i <= 15; i++) server.store.update(pods, { ...server.store.get(pods, 'default', `web-${i}`)!, status: { phase: 'Running' } });
     for (let i = 20; i < 25; i++) server.store.create(pods, pod(`web-${i}`));
     const expectedSize = 20 - 10 + 5;
-    while (latest?.size !== expectedSize || latest.get('default/web-15')?.status?.phase !== 'Running') await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually(() => {
+      expect(latest?.size).toBe(expectedSize);
+      expect(latest?.get('default/web-15')?.status?.phase).toBe('Running');
+    });
     expect(events.filter((event) => event.type === 'error')).toHaveLength(1);
     expect(events.find((event) => event.type === 'error')).toMatchObject({ error: expect.any(HandlerQueueOverflowError) });
 
     release();
-    const cache = latest;
+    const cache = latest!;
     const holdsCache = (): boolean => held.size === cache.size && [...held].every(([key, object]) => cache.get(key) === object);
-    for (let waited = 0; !holdsCache() && waited < 5_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    await eventually(
+      () => {
+        expect([...held.keys()].sort()).toEqual([...cache.keys()].sort());
+        expect([...held].filter(([key, object]) => cache.get(key) !== object).map(([key]) => key)).toEqual([]);
+      },
+      { timeoutMs: 5_000 },
+    );
     expect(holdsCache()).toBe(true);
     expect(deleted.sort()).toEqual(Array.from({ length: 10 }, (_, i) => `default/web-${i + 1}`).sort());
     handler.unsubscribe();

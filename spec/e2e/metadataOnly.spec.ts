@@ -1,4 +1,4 @@
-import { filter, firstValueFrom, type Subscription } from 'rxjs';
+import { firstValueFrom, type Subscription } from 'rxjs';
 import { informer } from '../../lib/informer/informer';
 import { informerFactory } from '../../lib/factory/factory';
 import { waitForSync } from '../../lib/informer/waitForSync';
@@ -8,6 +8,7 @@ import { pods, type Pod } from '../../lib/resources/builtins';
 import type { PartialObjectMetadata } from '../../lib/sources/partialObjectMetadata';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { createChurn, makePod, NEWEST_SERVER_VERSION, OLDEST_SERVER_VERSION, seededRandom, startApiServer, type ApiServer, type ApiServerOptions } from '../../lib/testing';
+import { firstSatisfying } from '../support/eventually';
 
 /**
  * Metadata-only informers over real HTTP against the loopback API server, through a real
@@ -61,9 +62,10 @@ describe.each([
     const first = created[0]!;
     const updated = server.store.update(pods, { ...first, metadata: { ...first.metadata, labels: { ...first.metadata.labels, touched: 'yes' } } });
     server.store.delete(pods, 'apps', created[1]!.metadata.name);
-    const after = await firstValueFrom(
-      podMetadata.informer$.pipe(filter((s) => s.get(`apps/${created[1]!.metadata.name}`) === undefined && s.get(`apps/${first.metadata.name}`)?.metadata.labels?.['touched'] === 'yes')),
-    );
+    const after = await firstSatisfying(podMetadata.informer$, (s) => {
+      expect(s.get(`apps/${created[1]!.metadata.name}`)).toBeUndefined();
+      expect(s.get(`apps/${first.metadata.name}`)?.metadata.labels?.['touched']).toBe('yes');
+    });
     expect(after.get(`apps/${first.metadata.name}`)).toEqual(expectedOf(updated));
     expect(after.size).toBe(created.length - 1);
   });
@@ -80,8 +82,8 @@ describe.each([
     expect(churn.stats.updates).toBeGreaterThan(0);
     const rv = server.store.resourceVersion;
     const [metadataAtRv, wholeAtRv] = await Promise.all([
-      firstValueFrom(podMetadata.informer$.pipe(filter((s) => s.resourceVersion === rv))),
-      firstValueFrom(whole.informer$.pipe(filter((s) => s.resourceVersion === rv))),
+      firstSatisfying(podMetadata.informer$, (s) => expect(s.resourceVersion).toBe(rv)),
+      firstSatisfying(whole.informer$, (s) => expect(s.resourceVersion).toBe(rv)),
     ]);
     expect(contents(metadataAtRv)).toEqual([...wholeAtRv.list()].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name)).map(expectedOf));
   });
@@ -137,7 +139,7 @@ describe('406 NotAcceptable', () => {
     subscriptions.push(podMetadata.informer$.subscribe());
     const failure = await waitForSync([podMetadata], { timeout: 500 }).catch((error: unknown) => error);
     expect(String(failure)).toContain('406');
-    const health = await firstValueFrom(podMetadata.health$.pipe(filter((h) => h.lastError !== undefined)));
+    const health = await firstSatisfying(podMetadata.health$, (h) => expect(h.lastError).toBeDefined());
     expect(health.lastError).toBeInstanceOf(StatusError);
     expect(health.lastError).toMatchObject({ code: 406, reason: 'NotAcceptable' });
     server.faults.clear();

@@ -9,6 +9,7 @@ import type { KubeObject } from '../../lib/base/object';
 import { serverProfile, startApiServer, testCertificates, widgets, type ApiServer, type ApiServerOptions } from '../../lib/testing';
 import { collect, kubeConfigFor, startProxy } from '../sources/support';
 import { describeEachServerVersion } from '../support/serverVersions';
+import { eventually, EVENTUALLY_MS, within } from '../support/eventually';
 
 const pods = defineResource({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true });
 const namespaces = defineResource({ group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false });
@@ -20,10 +21,10 @@ function pod(namespace: string, name: string, labels: Record<string, string> = {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { namespace, name, labels } };
 }
 
-/** Takes events until `count` have arrived, then unsubscribes. */
+/** Takes events until `count` have arrived, then unsubscribes; rejects naming them after 10 s. */
 function firstEvents<T extends KubeObject>(source: import('rxjs').Observable<WatchEvent<T>>, count: number): Promise<WatchEvent<T>[]> {
-  return new Promise((resolve, reject) => {
-    const events: WatchEvent<T>[] = [];
+  const events: WatchEvent<T>[] = [];
+  const arrived = new Promise<WatchEvent<T>[]>((resolve, reject) => {
     const subscription = source.subscribe({
       next: (event) => {
         events.push(event);
@@ -36,6 +37,7 @@ function firstEvents<T extends KubeObject>(source: import('rxjs').Observable<Wat
       complete: () => resolve(events),
     });
   });
+  return within(arrived, EVENTUALLY_MS, `${count} watch events`, () => events.map((e) => `${e.type} ${e.object.metadata.name}`));
 }
 
 describeEachServerVersion('sources against the loopback API server', (serverVersion) => {
@@ -107,7 +109,7 @@ describeEachServerVersion('sources against the loopback API server', (serverVers
           complete: () => resolve(undefined),
         });
       });
-      const error = await expiring;
+      const error = await within(expiring, EVENTUALLY_MS, 'the list to fail on its expired continue token');
       expect(isExpired(error)).toBe(true);
     });
   });
@@ -226,7 +228,7 @@ describeEachServerVersion('sources against the loopback API server', (serverVers
         // From "0" every version starts with the objects it holds: synthetic ADDED events, or a streaming list.
         const events = await firstEvents(watch$(kubeConfig, pods, { resourceVersion: '0' }), 1);
         expect(events).toHaveLength(1);
-        await proxy.tunnelsClosed[0];
+        await within(proxy.tunnelsClosed[0]!, EVENTUALLY_MS, 'the tunnel of the unsubscribed watch to close');
       } finally {
         await proxy.close();
       }
@@ -304,7 +306,7 @@ describeEachServerVersion('sources against the loopback API server', (serverVers
   });
 });
 
-/** Resolves once the server has logged a watch request. */
+/** Resolves once the server has logged a watch request (checked at every turn of the event loop). */
 async function waitForWatch(server: ApiServer): Promise<void> {
-  while (!server.requests.entries.some((r) => r.verb === 'watch')) await new Promise((resolve) => setImmediate(resolve));
+  await eventually(() => expect(server.requests.entries.map((r) => r.verb)).toContain('watch'), { pause: () => new Promise((resolve) => setImmediate(resolve)) });
 }

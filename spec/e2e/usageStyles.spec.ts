@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { filter, firstValueFrom, ReplaySubject } from 'rxjs';
+import { ReplaySubject } from 'rxjs';
 import { informerFactory } from '../../lib/factory/factory';
 import type { HandlerEvent } from '../../lib/handlers/resourceHandlers';
 import { informer } from '../../lib/informer/informer';
@@ -7,6 +7,7 @@ import { pods, type Pod } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { waitForSync } from '../../lib/informer/waitForSync';
 import { describeEachServerVersion } from '../support/serverVersions';
+import { firstSatisfying } from '../support/eventually';
 
 /**
  * The seed's two ways to run informers (client-go: SharedInformerFactory, and a lone
@@ -41,7 +42,7 @@ describeEachServerVersion('the two usage styles', (serverVersion) => {
     const synced = await factory.waitForSync({ timeout: 10_000 });
 
     expect(synced.get('pods')?.get('default/web-1')?.metadata.name).toBe('web-1');
-    await firstValueFrom(handlerEvents.pipe(filter((event) => event.type === 'synced')));
+    await firstSatisfying(handlerEvents, (event) => expect(event.type).toBe('synced'));
     expect(added).toEqual(['web-1']);
     handler.unsubscribe();
     await factory.shutdown();

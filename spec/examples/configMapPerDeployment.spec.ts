@@ -43,7 +43,7 @@ describeEachServerVersion('example: a ConfigMap per Deployment, against the loop
   });
   afterEach(async () => {
     stop.abort();
-    await running?.catch(() => undefined);
+    if (running !== undefined) await lines.settled(running.catch(() => undefined), 'main() to settle once aborted');
     await server.close();
   });
 
@@ -86,6 +86,7 @@ describeEachServerVersion('example: a ConfigMap per Deployment, against the loop
     await lines.waitFor(`deleted web-info for ${NS}/web`, mark);
     expect(infoOf(server, 'web')).toBeUndefined();
     expect(infoOf(server, 'api')).toBeDefined();
+    expect(infoOf(server, 'api')?.data).toEqual({ replicas: '1', image: 'example/api:7' });
   });
 
   it('puts back a ConfigMap that someone else edited or deleted', async () => {
@@ -129,7 +130,7 @@ describeEachServerVersion('example: a ConfigMap per Deployment, against the loop
   it('resolves once stopped, and rejects with the 403 when RBAC forbids listing Deployments', async () => {
     await start();
     stop.abort();
-    await expect(running).resolves.toBeUndefined();
+    await expect(lines.settled(running!, 'main() to resolve once stopped')).resolves.toBeUndefined();
     expect(lines.seen).toContain('stopped');
 
     await server.close();

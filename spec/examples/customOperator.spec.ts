@@ -81,7 +81,7 @@ describeEachServerVersion('example: pods that became Ready, against the loopback
     becomeReady('starting');
     server.store.create(pods, withReady('born-ready', true));
 
-    expect(await watching).toEqual(['ns/starting', 'ns/born-ready']);
+    expect(await lines.settled(watching, 'main() to return after 2 pods became Ready')).toEqual(['ns/starting', 'ns/born-ready']);
     expect(lines.seen).toEqual(['synced: 3 pods', 'ready: ns/starting', 'ready: ns/born-ready']);
   });
 });

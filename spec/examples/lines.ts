@@ -1,4 +1,5 @@
 import { filter, firstValueFrom, ReplaySubject, timeout } from 'rxjs';
+import { EVENTUALLY_MS, within } from '../support/eventually';
 
 /**
  * The progress lines an example prints, to wait on instead of polling the server: an example logs
@@ -33,5 +34,10 @@ export class Lines {
     } catch {
       throw new Error(`no line matching ${String(pattern)} after line ${from}; saw:\n${this.seen.join('\n')}`);
     }
+  }
+
+  /** Resolves as `promise` does; after `ms` rejects naming `description` and the lines seen so far. */
+  settled<T>(promise: Promise<T>, description: string, ms = EVENTUALLY_MS): Promise<T> {
+    return within(promise, ms, description, () => this.seen);
   }
 }

@@ -1,18 +1,20 @@
 import { pods, type Pod } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { main, type MetricsEndpoint } from '../../examples/metricsEndpoint';
+import { eventually } from '../support/eventually';
 
 const pod = (name: string): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name } });
 
-/** Scrapes `url` every 20 ms until the text matches `pattern`; gives up after 10 s with the last text. */
-async function scrapeUntil(url: string, pattern: RegExp): Promise<string> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const text = await (await fetch(url)).text();
-    if (pattern.test(text)) return text;
-    if (Date.now() > deadline) throw new Error(`no ${String(pattern)} in:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** Scrapes `url` every 20 ms until the text matches `pattern`; fails after 10 s with the last text. */
+function scrapeUntil(url: string, pattern: RegExp): Promise<string> {
+  return eventually(
+    async () => {
+      const text = await (await fetch(url)).text();
+      expect(text).toMatch(pattern);
+      return text;
+    },
+    { timeoutMs: 10_000, intervalMs: 20 },
+  );
 }
 
 describe('example: the /metrics endpoint, against the loopback API server', () => {

@@ -33,7 +33,7 @@ describeEachServerVersion('example: pods per owner from a metadata-only informer
 
     server.store.create(pods, owned('web-3', 'web-rs'));
     server.store.delete(pods, 'a', 'db-1');
-    const result = await running;
+    const result = await lines.settled(running, 'main() to return after 2 changes');
 
     expect(result).toEqual({
       owners: { 'ReplicaSet/web-rs': 2, 'ReplicaSet/db-rs': 1, '(none)': 1 },

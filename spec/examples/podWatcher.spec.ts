@@ -26,7 +26,7 @@ describeEachServerVersion('example: the pod watcher, against the loopback API se
     const two = server.store.get(pods, 'a', 'two')!;
     server.store.update(pods, { ...two, metadata: { ...two.metadata, labels: { touched: 'yes' } } });
     server.store.delete(pods, 'a', 'one');
-    const result = await watching;
+    const result = await lines.settled(watching, 'main() to return after 3 changes');
 
     expect(result).toEqual({ synced: 3, changes: ['add b/four', 'update a/two', 'delete a/one'] });
     expect(lines.seen).toEqual([
@@ -50,7 +50,7 @@ describeEachServerVersion('example: the pod watcher, against the loopback API se
     await lines.waitFor(/^synced: /);
     server.store.create(pods, pod('a', 'ignored'));
     server.store.create(pods, pod('b', 'seen'));
-    expect(await watching).toEqual({ synced: 1, changes: ['add b/seen'] });
+    expect(await lines.settled(watching, 'main() to return after 1 change')).toEqual({ synced: 1, changes: ['add b/seen'] });
   });
 
   it('gives up with the 403 when RBAC forbids listing pods, instead of waiting for ever', async () => {

@@ -26,7 +26,7 @@ describeEachServerVersion('example: team namespaces, leader-elected, against the
   const stop = async (lines: Lines): Promise<void> => {
     const replica = replicas.find((r) => r.lines === lines)!;
     replica.stop.abort();
-    await replica.running;
+    await lines.settled(replica.running, 'main() to resolve once aborted');
   };
   const teamOf = (namespace: string): ConfigMap | undefined => server.store.get(configMaps, namespace, CONFIG_MAP);
 
@@ -36,7 +36,7 @@ describeEachServerVersion('example: team namespaces, leader-elected, against the
   afterEach(async () => {
     for (const replica of replicas.splice(0)) {
       replica.stop.abort();
-      await replica.running.catch(() => undefined);
+      await replica.lines.settled(replica.running.catch(() => undefined), 'main() to settle once aborted');
     }
     await server.close();
   });

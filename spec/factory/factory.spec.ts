@@ -1,4 +1,4 @@
-import { firstValueFrom, filter, ReplaySubject, throwError, type Observable, type Subscription } from 'rxjs';
+import { firstValueFrom, ReplaySubject, throwError, type Observable, type Subscription } from 'rxjs';
 import { IndexerConflictError, informerFactory, type InformerFactory } from '../../lib/factory/factory';
 import type { HandlerEvent } from '../../lib/handlers/resourceHandlers';
 import { informer, type Informer } from '../../lib/informer/informer';
@@ -12,6 +12,7 @@ import { labelIndex } from '../../lib/store/indexers';
 import { dropManagedFields } from '../../lib/store/transforms';
 import { startApiServer, widgets, type ApiServer } from '../../lib/testing';
 import { describeEachServerVersion, isServedList } from '../support/serverVersions';
+import { EVENTUALLY_MS, firstSatisfying, within } from '../support/eventually';
 
 const fastBackoff = { initialMs: 10, maxMs: 50 };
 const podIn = (namespace: string, name: string, labels: Record<string, string> = {}): Pod => ({
@@ -120,7 +121,7 @@ describeEachServerVersion('informerFactory', (serverVersion) => {
     expect(health.phase).toBe('idle');
     expect(snapshots).toEqual([]);
     f.start();
-    await firstValueFrom(events.pipe(filter((event) => event.type === 'synced')));
+    await firstSatisfying(events, (event) => expect(event.type).toBe('synced'));
     expect(added).toEqual(['a']);
     expect(listRequests('pods')).toHaveLength(1);
   });
@@ -141,7 +142,7 @@ describeEachServerVersion('informerFactory', (serverVersion) => {
     await f.waitForSync({ timeout: 5000 });
     const stopping = f.shutdown();
     expect(completed.sort()).toEqual(['changes$', 'deltas$', 'handle', 'informer$', 'waiting handle']);
-    await stopping;
+    await within(stopping, EVENTUALLY_MS, 'shutdown() to resolve once every informer has stopped');
     for (const informer of [podInformer, configMapInformer]) expect((await firstValueFrom(informer.health$)).phase).toBe('idle');
   });
 
@@ -161,9 +162,9 @@ describeEachServerVersion('informerFactory', (serverVersion) => {
     f.informerFor(pods);
     f.start();
     const waiting = f.waitForSync({ timeout: 60_000 }).catch((error: unknown) => error);
-    await firstValueFrom(f.informerFor(pods).health$.pipe(filter((health) => health.lastError !== undefined)));
-    await f.shutdown();
-    const failure = await waiting;
+    await firstSatisfying(f.informerFor(pods).health$, (health) => expect(health.lastError).toBeDefined());
+    await within(f.shutdown(), EVENTUALLY_MS, 'shutdown() to resolve');
+    const failure = await within(waiting, EVENTUALLY_MS, 'the waitForSync in progress (timeout 60 s) to reject at shutdown');
     expect(failure).toBeInstanceOf(InformerStoppedError);
     expect((failure as InformerStoppedError).message).toBe('pods stopped before it synced');
   });

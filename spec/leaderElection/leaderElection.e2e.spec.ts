@@ -4,7 +4,7 @@ import { leaderElection, leaderElectionFrom, type LeaderState } from '../../lib/
 import { leases } from '../../lib/resources/builtins';
 import { NetworkError } from '../../lib/base/errors';
 import { startApiServer, type ApiServer } from '../../lib/testing';
-import { until } from '../support/until';
+import { eventually } from '../support/eventually';
 
 /**
  * Two candidates over HTTP against the loopback API server, in real time with short timings
@@ -61,15 +61,15 @@ describe('leaderElection over HTTP against the loopback server', () => {
 
   it('elects one of two candidates, and hands over to the other at once when the leader stops', async () => {
     const [a, b] = (candidates = [new Candidate(server, 'a'), new Candidate(server, 'b')]);
-    await until(() => a!.leading || b!.leading);
+    await eventually(() => expect([a!.states.at(-1)?.state, b!.states.at(-1)?.state]).toContain('leading'));
     const [leader, follower] = a!.leading ? [a!, b!] : [b!, a!];
-    await until(() => follower.states.some((s) => s.state === 'following' && s.holder === leader.id));
+    await eventually(() => expect(follower.states).toContainEqual(expect.objectContaining({ state: 'following', holder: leader.id })));
     expect(holder()).toBe(leader.id);
     expect(follower.leading).toBe(false);
 
     const stoppedAt = Date.now();
     leader.stop();
-    await until(() => follower.leading);
+    await eventually(() => expect(follower.states.at(-1)?.state).toBe('leading'));
     // Released: the follower took over at its next try, not a lease duration later.
     expect(Date.now() - stoppedAt).toBeLessThan(TIMINGS.leaseDuration);
     expect(server.store.get(leases, LEASE.namespace, LEASE.name)?.spec).toMatchObject({ holderIdentity: follower.id, leaseTransitions: 1 });
@@ -77,10 +77,10 @@ describe('leaderElection over HTTP against the loopback server', () => {
 
   it('a leader cut off from the API server stops leading, and only then does the other take over', async () => {
     const [a, b] = (candidates = [new Candidate(server, 'a'), new Candidate(server, 'b')]);
-    await until(() => a!.leading || b!.leading);
+    await eventually(() => expect([a!.states.at(-1)?.state, b!.states.at(-1)?.state]).toContain('leading'));
     const [leader, follower] = a!.leading ? [a!, b!] : [b!, a!];
     leader.cutOff = true;
-    await until(() => follower.leading);
+    await eventually(() => expect(follower.states.at(-1)?.state).toBe('leading'));
     const lost = leader.states.findIndex((s) => s.state === 'lost');
     expect(lost).toBeGreaterThan(0);
     expect(leader.leading).toBe(false);
@@ -93,12 +93,12 @@ describe('leaderElection over HTTP against the loopback server', () => {
     const states: LeaderState[] = [];
     const subscription = leaderElection(server.kubeConfig, { ...LEASE, ...TIMINGS, identity: 'solo' }).subscribe((state) => states.push(state));
     try {
-      await until(() => states.some((s) => s.state === 'leading'));
+      await eventually(() => expect(states).toContainEqual(expect.objectContaining({ state: 'leading' })));
       expect(holder()).toBe('solo');
       expect(server.requests.entries.filter((r) => r.resource === 'leases').map((r) => `${r.method} ${r.status}`).slice(0, 2)).toEqual(['GET 404', 'POST 201']);
     } finally {
       subscription.unsubscribe();
     }
-    await until(() => holder() === '');
+    await eventually(() => expect(holder()).toBe(''));
   });
 });

@@ -6,6 +6,7 @@ import { leases, type Lease } from '../../lib/resources/builtins';
 import { NetworkError, StatusError } from '../../lib/base/errors';
 import { createClusterStore, startApiServer, storeLeaseClient, type ApiServer, type ClusterStore } from '../../lib/testing';
 import { loopbackKubeConfig } from '../../lib/testing/kubeConfig';
+import { EVENTUALLY_MS, within } from '../support/eventually';
 
 /**
  * One contract, two clients: the HTTP client against the loopback server, and the in-memory
@@ -108,7 +109,8 @@ describe('kubeLeaseClient', () => {
 
   it('aborts the request when unsubscribed before the answer', async () => {
     // A server that never answers: the client's unsubscription must close the connection.
-    const raw = http.createServer(() => undefined);
+    let requests = 0;
+    const raw = http.createServer(() => void requests++);
     const closed = new Promise<void>((resolve) => {
       raw.once('request', (request: http.IncomingMessage) => request.socket.once('close', () => resolve()));
     });
@@ -118,9 +120,10 @@ describe('kubeLeaseClient', () => {
       const client = kubeLeaseClient(loopbackKubeConfig({ url: `http://127.0.0.1:${port}`, tls: false, token: undefined }));
       const arrived = new Promise<void>((resolve) => raw.once('request', () => resolve()));
       const subscription = client.get('default', 'lock').subscribe({ error: () => undefined });
-      await arrived;
+      await within(arrived, EVENTUALLY_MS, 'the GET of the lease to reach the server');
       subscription.unsubscribe();
-      await closed;
+      await within(closed, EVENTUALLY_MS, 'the unsubscribed request’s connection to close');
+      expect(requests).toBe(1); // closed, not answered by a retry
     } finally {
       await new Promise<void>((resolve) => raw.close(() => resolve()));
     }

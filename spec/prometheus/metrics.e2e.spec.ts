@@ -8,7 +8,7 @@ import { pods, type Pod } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { changedKeys } from '../../lib/workqueue/changedKeys';
 import { reconcile } from '../../lib/workqueue/reconcile';
-import { until } from '../support/until';
+import { eventually } from '../support/eventually';
 
 /**
  * An informer and a reconcile queue over HTTP against the loopback server, in real time, scraped
@@ -69,7 +69,7 @@ describe('metrics over HTTP, scraped through prom-client', () => {
     );
 
     // The initial list: three keys reconciled, p2 after one retry.
-    await until(() => outcomes.filter((o) => o.startsWith('reconciled')).length === 3);
+    await eventually(() => expect(outcomes.filter((o) => o.startsWith('reconciled'))).toHaveLength(3));
     let scraped = await registry.metrics();
     expect(valueOf(scraped, 'reflector_lists_total{name="pods@default"}')).toBe(1);
     expect(valueOf(scraped, 'reflector_items_per_list_sum{name="pods@default"}')).toBe(3);
@@ -87,8 +87,8 @@ describe('metrics over HTTP, scraped through prom-client', () => {
     server.store.update(pods, { ...pod('p4'), metadata: { ...pod('p4').metadata, labels: { ready: 'true' } } });
     const deleted = server.store.delete(pods, 'default', 'p1');
     const requests = (verb: string): number => server.requests.entries.filter((r) => r.verb === verb && r.resource === 'pods').length;
-    await until(() => requests('list') === 2 && requests('watch') === 3);
-    await until(() => attempts.get('default/p1') === 2);
+    await eventually(() => expect({ list: requests('list'), watch: requests('watch') }).toEqual({ list: 2, watch: 3 }));
+    await eventually(() => expect(attempts.get('default/p1')).toBe(2));
 
     scraped = await registry.metrics();
     expect(valueOf(scraped, 'reflector_lists_total{name="pods@default"}')).toBe(2);

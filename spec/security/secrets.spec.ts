@@ -10,6 +10,7 @@ import { pods } from '../../lib/resources/builtins';
 import { loadClientNode, startApiServer, testCertificates, type ApiServer } from '../../lib/testing';
 import { waitForSync } from '../../lib/informer/waitForSync';
 import { describeEachServerVersion } from '../support/serverVersions';
+import { eventually } from '../support/eventually';
 
 /**
  * Credentials never leak into what the library emits. Every message it produces (health$
@@ -94,8 +95,8 @@ async function faultStorm(server: ApiServer): Promise<void> {
   server.store.create(pods, { metadata: { name: 'trigger', namespace: 'default' } });
   server.faults.inject({ kind: 'cutMidLine', afterEvents: 0 }, { verb: 'watch', times: 1 });
   await server.restart();
-  const deadline = Date.now() + 3000;
-  while (server.requests.entries.filter((r) => r.fault !== undefined).length < 4 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  // The storm must have played out, or the transcript's silence about secrets would prove nothing.
+  await eventually(() => expect(server.requests.entries.filter((r) => r.fault !== undefined).length).toBeGreaterThanOrEqual(4), { timeoutMs: 3000, intervalMs: 20 });
   server.store.create(pods, { metadata: { name: 'after', namespace: 'default' } });
 }
 

@@ -1,19 +1,24 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
+import { within } from '../support/eventually';
 
 /** `npm start -- --replicas 3`: the buckets of the stopped replica move to the others. */
 
 const REPO = path.resolve(__dirname, '../..');
 
-function runDemo(args: readonly string[]): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'demo/main.ts', ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+/** Runs the demo to its exit; past `timeoutMs`, kills it and fails with what it printed so far. */
+async function runDemo(args: readonly string[], timeoutMs: number): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }> {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'demo/main.ts', ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    return { code: await within(exited, timeoutMs, `the demo (${args.join(' ')}) to exit`, () => `stdout:\n${stdout.slice(-2_000)}\nstderr:\n${stderr}`), stdout, stderr };
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
 }
 
 /** The bucket counts of each replica in one printed table. */
@@ -24,9 +29,10 @@ function bucketCounts(table: string): Map<string, number> {
 }
 
 it('shows each replica’s buckets, and the stopped one’s moving to the others', async () => {
-  const { code, stdout, stderr } = await runDemo(['--replicas', '3', '--pods', '300', '--stop-after', '1', '--duration', '4']);
+  const { code, stdout, stderr } = await runDemo(['--replicas', '3', '--pods', '300', '--stop-after', '1', '--duration', '4'], 240_000);
   expect(stderr).toBe('');
   expect(code).toBe(0);
+  expect(stdout).toContain('stopped replica-1 (SIGTERM)');
   const [before, after] = stdout.split('stopped replica-1 (SIGTERM)') as [string, string];
   expect(after).toBeDefined();
   const tablesBefore = before.split(/^t=\d+s$/m);

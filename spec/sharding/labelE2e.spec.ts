@@ -3,7 +3,8 @@ import { bucketOf } from '../../lib/sharding/buckets';
 import { fnv1a64 } from '../../lib/sharding/fnv1a64';
 import { drainLabelOf, shardLabelOf } from '../../lib/sharding/labelShard';
 import { startApiServer, type ApiServer } from '../../lib/testing/server';
-import { differs, overlapOf, startReplica, until, type ReplicaProcess } from './replicaProcesses';
+import { eventually } from '../support/eventually';
+import { differs, met, overlapOf, startReplica, type ReplicaProcess } from './replicaProcesses';
 
 /**
  * `label` mode across processes: three shards of a sharder's ring (`shardedInformer` with
@@ -77,25 +78,20 @@ afterAll(async () => {
 
 it('three label-mode shard processes hold what the sharder assigned; a drain is acknowledged; after one is killed, its pods reach the others within the bound', async () => {
   for (const id of SHARDS) replicas.push(startReplica(server.url, id, { SHARD_MODE: 'label', SHARD_TIMINGS: JSON.stringify(TIMINGS) }));
-  const settled = await until(() => notPartitioned(replicas), 180_000);
-  expect(settled.last).toBeUndefined();
+  const settled = await met(() => notPartitioned(replicas), 180_000);
   for (const replica of replicas) expect(replica.latest!.names.length).toBeGreaterThan(0);
-  process.stderr.write(`label shards settled after ${settled.elapsed} ms\n`);
+  process.stderr.write(`label shards settled after ${settled} ms\n`);
 
   // The sharder moves ten pods off the live shard-a: drain first; shard-a acknowledges (both labels
   // gone) and drops them; only then does the sharder assign shard-c.
   const [a, b] = replicas as [ReplicaProcess, ReplicaProcess, ReplicaProcess];
   const moving = server.store.list(pods).filter((pod) => pod.metadata.labels?.[SHARD] === 'shard-a').slice(0, 10);
   for (const pod of moving) label(pod, { [DRAIN]: 'true' });
-  const acknowledged = await until(() => {
-    const pending = moving.filter((pod) => server.store.get(pods, pod.metadata.namespace, pod.metadata.name)!.metadata.labels?.[SHARD] !== undefined);
-    return pending.length === 0 ? undefined : `${pending.length} drains not acknowledged`;
-  }, 10_000);
-  expect(acknowledged.last).toBeUndefined();
+  const notAcknowledged = (): string[] => moving.filter((pod) => server.store.get(pods, pod.metadata.namespace, pod.metadata.name)!.metadata.labels?.[SHARD] !== undefined).map(nameOf);
+  await eventually(() => expect(notAcknowledged()).toEqual([]), { timeoutMs: 10_000, intervalMs: 50 });
   for (const pod of moving) expect(server.store.get(pods, pod.metadata.namespace, pod.metadata.name)!.metadata.labels?.[DRAIN]).toBeUndefined();
   for (const pod of moving) label(pod, { [SHARD]: 'shard-c' });
-  const moved = await until(() => notPartitioned(replicas), 10_000);
-  expect(moved.last).toBeUndefined();
+  await met(() => notPartitioned(replicas), 10_000);
   expect(a.latest!.names).toEqual(expect.not.arrayContaining(moving.map(nameOf)));
 
   // The sharder: a shard whose Lease went unrenewed for a lease duration is dead; take its Lease
@@ -127,10 +123,9 @@ it('three label-mode shard processes hold what the sharder assigned; a drain is 
   clearInterval(churn);
 
   const survivors = replicas.filter((replica) => replica !== b);
-  const recovered = await until(() => (live.has('shard-b') ? 'shard-b not yet judged dead' : notPartitioned(survivors)), BOUND_MS);
-  expect(recovered.last).toBeUndefined();
+  const recovered = await met(() => (live.has('shard-b') ? 'shard-b not yet judged dead' : notPartitioned(survivors)), BOUND_MS);
   expect(Date.now() - killedAt).toBeLessThanOrEqual(BOUND_MS + 1_000);
   expect(server.store.get(leases, 'default', 'shard-b')?.spec?.holderIdentity).toBe('shardlease-controller');
-  process.stderr.write(`label shards recovered after ${recovered.elapsed} ms\n`);
+  process.stderr.write(`label shards recovered after ${recovered} ms\n`);
   for (const replica of survivors) expect(replica.stderr).toBe('');
 }, 300_000);

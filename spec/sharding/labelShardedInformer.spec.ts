@@ -1,10 +1,10 @@
-import { filter, firstValueFrom } from 'rxjs';
 import { configMaps, leases, type ConfigMap } from '../../lib/resources/builtins';
 import { CONTROLLER_RING_LABEL, drainLabelOf, shardLabelOf } from '../../lib/sharding/labelShard';
 import { labelShardedInformer } from '../../lib/sharding/labelShardedInformer';
 import { shardedInformer } from '../../lib/sharding/shardedInformer';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { startApiServer, type ApiServer } from '../../lib/testing/server';
+import { eventually, firstSatisfying } from '../support/eventually';
 
 /** `label` mode against the loopback server over HTTP, with the test as timebertt's sharder. */
 
@@ -12,6 +12,8 @@ const RING = { name: 'example', namespace: 'default' } as const;
 const SHARD = shardLabelOf(RING.name);
 const DRAIN = drainLabelOf(RING.name);
 const TIMINGS = { leaseDuration: 2_000, renewDeadline: 1_500, retryPeriod: 300 };
+/** How long a shard may take to acquire its Lease and sync: under these specs' 30 s timeout. */
+const SYNC_MS = 20_000;
 
 let server: ApiServer;
 beforeEach(async () => {
@@ -36,7 +38,7 @@ it('caches the objects the sharder assigned to it, holds its shard Lease, and ac
   let latest: Snapshot<ConfigMap> | undefined;
   const running = shard.informer$.subscribe((snapshot) => (latest = snapshot));
   try {
-    const synced = await firstValueFrom(shard.informer$.pipe(filter((snapshot) => snapshot.synced && snapshot.size > 0)));
+    const synced = await firstSatisfying(shard.informer$, (snapshot) => expect({ synced: snapshot.synced, empty: snapshot.size === 0 }).toEqual({ synced: true, empty: false }), { timeoutMs: SYNC_MS });
     expect(names(synced)).toEqual(assignedTo('example-0'));
     const lease = server.store.get(leases, RING.namespace, 'example-0');
     expect(lease?.spec?.holderIdentity).toBe('example-0');
@@ -46,8 +48,8 @@ it('caches the objects the sharder assigned to it, holds its shard Lease, and ac
     const cm0 = server.store.get(configMaps, 'default', 'cm-0')!;
     expect(shard.owns(cm0)).toBe(true);
     server.store.update(configMaps, { ...cm0, metadata: { ...cm0.metadata, resourceVersion: undefined, labels: { ...cm0.metadata.labels, [DRAIN]: 'true' } } });
-    await firstValueFrom(shard.informer$.pipe(filter((snapshot) => !names(snapshot).includes('cm-0'))));
-    for (let i = 0; i < 100 && server.store.get(configMaps, 'default', 'cm-0')!.metadata.labels?.[SHARD] !== undefined; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await firstSatisfying(shard.informer$, (snapshot) => expect(names(snapshot)).not.toContain('cm-0'));
+    await eventually(() => expect(server.store.get(configMaps, 'default', 'cm-0')!.metadata.labels?.[SHARD]).toBeUndefined(), { timeoutMs: 2_000, intervalMs: 20 });
     const acknowledged = server.store.get(configMaps, 'default', 'cm-0')!;
     expect(acknowledged.metadata.labels?.[SHARD]).toBeUndefined();
     expect(acknowledged.metadata.labels?.[DRAIN]).toBeUndefined();
@@ -56,9 +58,10 @@ it('caches the objects the sharder assigned to it, holds its shard Lease, and ac
     // The sharder assigns an unassigned object here: it arrives.
     const cm2 = server.store.get(configMaps, 'default', 'cm-2')!;
     server.store.update(configMaps, { ...cm2, metadata: { ...cm2.metadata, resourceVersion: undefined, labels: { [SHARD]: 'example-0' } } });
-    const withNew = await firstValueFrom(shard.informer$.pipe(filter((snapshot) => names(snapshot).includes('cm-2'))));
+    const withNew = await firstSatisfying(shard.informer$, (snapshot) => expect(names(snapshot)).toContain('cm-2'));
     expect(names(withNew)).toEqual(assignedTo('example-0'));
     expect(latest).toBeDefined();
+    expect(names(latest!)).toEqual(names(withNew)); // the running subscriber holds the same cache
   } finally {
     running.unsubscribe();
   }
@@ -70,7 +73,7 @@ it('empties its cache when the sharder takes its Lease over (a shard it thought 
   const watching = shard.lease$.subscribe((state) => states.push(state.state));
   const running = shard.informer$.subscribe();
   try {
-    const synced = await firstValueFrom(shard.informer$.pipe(filter((snapshot) => snapshot.synced && snapshot.size > 0)));
+    const synced = await firstSatisfying(shard.informer$, (snapshot) => expect({ synced: snapshot.synced, empty: snapshot.size === 0 }).toEqual({ synced: true, empty: false }), { timeoutMs: SYNC_MS });
     expect(names(synced)).toEqual(assignedTo('example-1'));
     const lease = server.store.get(leases, RING.namespace, 'example-1')!;
     server.store.update(leases, {
@@ -78,7 +81,7 @@ it('empties its cache when the sharder takes its Lease over (a shard it thought 
       metadata: { ...lease.metadata, resourceVersion: undefined },
       spec: { ...lease.spec, holderIdentity: 'shardlease-controller', leaseDurationSeconds: 4, leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + 1 },
     });
-    const emptied = await firstValueFrom(shard.informer$.pipe(filter((snapshot) => snapshot.size === 0)));
+    const emptied = await firstSatisfying(shard.informer$, (snapshot) => expect(names(snapshot)).toEqual([]));
     expect(emptied.synced).toBe(true);
     expect(states).toContain('lost');
   } finally {
@@ -94,7 +97,7 @@ it('is what shardedInformer gives with mode label: the objects assigned to the s
   const cm1 = server.store.get(configMaps, 'default', 'cm-1')!;
   server.store.update(configMaps, { ...cm1, metadata: { ...cm1.metadata, resourceVersion: undefined, labels: { [SHARD]: 'example-2' } } });
   try {
-    const synced = await firstValueFrom(shard.informer$.pipe(filter((snapshot) => snapshot.synced && snapshot.size > 0)));
+    const synced = await firstSatisfying(shard.informer$, (snapshot) => expect({ synced: snapshot.synced, empty: snapshot.size === 0 }).toEqual({ synced: true, empty: false }), { timeoutMs: SYNC_MS });
     expect(names(synced)).toEqual(['cm-1']);
     expect(shard.owns(server.store.get(configMaps, 'default', 'cm-1')!)).toBe(true);
     expect(shard.owns(server.store.get(configMaps, 'default', 'cm-0')!)).toBe(false);

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
+import { eventually } from '../support/eventually';
 
 /** Replica processes of the multi-process e2e specs (each runs replicaProcess.ts) and waiting on them. */
 
@@ -41,15 +42,14 @@ export function startReplica(url: string, id: string, env: Readonly<Record<strin
   return replica;
 }
 
-/** Polls `condition` (undefined: met; else why not) every 50 ms until it is met or `timeoutMs` passed. */
-export async function until(condition: () => string | undefined, timeoutMs: number): Promise<{ readonly elapsed: number; readonly last: string | undefined }> {
+/**
+ * Checks every 50 ms that `whyNot` (undefined: met; else why not) is undefined, for up to
+ * `timeoutMs`; resolves with the ms it took, or fails with the last reason why not.
+ */
+export async function met(whyNot: () => string | undefined, timeoutMs: number): Promise<number> {
   const started = Date.now();
-  let last = condition();
-  while (last !== undefined && Date.now() - started < timeoutMs) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    last = condition();
-  }
-  return { elapsed: Date.now() - started, last };
+  await eventually(() => expect(whyNot()).toBeUndefined(), { timeoutMs, intervalMs: 50 });
+  return Date.now() - started;
 }
 
 /** Why the caches of `live` are not disjoint and synced, or undefined when they are; fills `seen` (object → replica). */

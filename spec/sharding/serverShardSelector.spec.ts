@@ -8,6 +8,7 @@ import { watch$ } from '../../lib/sources/watch';
 import { parseShardSelector, ShardSelectorError } from '../../lib/testing/shardSelector';
 import { startApiServer, type ApiServer } from '../../lib/testing/server';
 import { createChurn } from '../../lib/testing/churn';
+import { EVENTUALLY_MS, within } from '../support/eventually';
 
 /** KEP-5866's shardSelector on the loopback server, and the sources passing it on, over HTTP. */
 
@@ -77,7 +78,7 @@ describe('shardSelector over HTTP', () => {
     const events = firstValueFrom(watch$(server.kubeConfig, pods, { resourceVersion: rv, shardSelector: LOWER_HALF }).pipe(take(3), toArray()));
     await new Promise((resolve) => setTimeout(resolve, 50));
     seed(30);
-    const names = (await events).map((event) => event.object.metadata.name);
+    const names = (await within(events, EVENTUALLY_MS, 'the first three watch events in the lower half')).map((event) => event.object.metadata.name);
     const inOrder = server.store.list(pods).sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion));
     const expected = inOrder.filter(lowerHalf).slice(0, 3).map((pod) => pod.metadata.name);
     expect(names).toEqual(expected);

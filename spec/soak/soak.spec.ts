@@ -23,6 +23,7 @@ describe('chaos soak (short, seeded)', () => {
   it('converges to exactly the server state once the faults stop', () => {
     expect(report.final.divergence).toEqual({ missing: 0, extra: 0, stale: 0 });
     expect(report.final.convergedMs).toBeDefined();
+    expect(report.final.convergedMs).toBeGreaterThanOrEqual(0);
   });
 
   it('delivers every deletion to every handler, late ones included', () => {

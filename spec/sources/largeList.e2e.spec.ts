@@ -4,6 +4,7 @@ import { pods, type Pod } from '../../lib/resources/builtins';
 import type { ReplaceDelta } from '../../lib/reflector/delta';
 import { list$ } from '../../lib/sources/list';
 import { createChurn, NEWEST_SERVER_VERSION, OLDEST_SERVER_VERSION, startApiServer, type ApiServer } from '../../lib/testing';
+import { EVENTUALLY_MS, within } from '../support/eventually';
 
 /**
  * The informer's first list (`limit=500&resourceVersion=0`) answered whole, in one long response,
@@ -22,7 +23,7 @@ describe.each([OLDEST_SERVER_VERSION, NEWEST_SERVER_VERSION])('a first list answ
   });
 
   it('arrives through list$ in pages of about a batch, every one at the list’s resourceVersion, equal to the server’s list', async () => {
-    const pages = await firstValueFrom(list$(server.kubeConfig, pods, { resourceVersion: '0' }).pipe(toArray()));
+    const pages = await within(firstValueFrom(list$(server.kubeConfig, pods, { resourceVersion: '0' }).pipe(toArray())), EVENTUALLY_MS, 'list$ to complete with every page');
     expect(server.requests.entries.at(-1)?.query).toEqual({ limit: '500', resourceVersion: '0' });
     expect(pages.length).toBeGreaterThan(3);
     expect(new Set(pages.map((page) => page.resourceVersion))).toEqual(new Set([server.store.resourceVersion]));
@@ -40,8 +41,8 @@ describe.each([OLDEST_SERVER_VERSION, NEWEST_SERVER_VERSION])('a first list answ
         toArray(),
       ),
     );
-    const snapshot = await firstValueFrom(podInformer.synced$);
-    const pagesSeen = await replaces;
+    const snapshot = await within(firstValueFrom(podInformer.synced$), EVENTUALLY_MS, 'the informer’s first synced snapshot');
+    const pagesSeen = await within(replaces, EVENTUALLY_MS, 'the Replace deltas up to the last page');
     expect(snapshot.size).toBe(count);
     expect(pagesSeen.length).toBeGreaterThan(3);
     expect(pagesSeen.map((page) => [page.first, page.last])).toEqual(pagesSeen.map((_, i) => [i === 0, i === pagesSeen.length - 1]));

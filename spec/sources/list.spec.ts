@@ -4,6 +4,7 @@ import { NetworkError, ProtocolError, StatusError } from '../../lib/base/errors'
 import { list$ } from '../../lib/sources/list';
 import type { ListPage } from '../../lib/sources/listerWatcher';
 import { defineResource } from '../../lib/resources/resource';
+import { eventually, EVENTUALLY_MS, within } from '../support/eventually';
 import { collect, kubeConfigFor, listedPod, sendJson, startServer, tokenForTests, type TestServer } from './support';
 
 const pods = defineResource({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true });
@@ -72,7 +73,7 @@ describe('list$', () => {
     expect(pages.map((page) => page.items.map((item) => item.metadata.name))).toEqual([['a']]);
     expect(completed).toBe(false);
     releaseSecond();
-    await done;
+    await within(done, EVENTUALLY_MS, 'the list to complete once its second page is sent', () => pages.map((page) => page.items.map((item) => item.metadata.name)));
     expect(pages.map((page) => page.items.map((item) => item.metadata.name))).toEqual([['a'], ['b']]);
   });
 
@@ -211,7 +212,7 @@ describe('list$', () => {
       const subscription = list$(kubeConfigFor({ server: server.url }), pods, { limit: 1 }).subscribe();
       await server.request(1);
       subscription.unsubscribe();
-      for (let wait = 0; wait < 100 && closed.length < 2; wait++) await new Promise((resolve) => setTimeout(resolve, 10));
+      await eventually(() => expect([...closed].sort()).toEqual(['first', 't1']), { timeoutMs: 1_000 });
       expect(closed.sort()).toEqual(['first', 't1']);
       expect(server.requests).toHaveLength(2);
     });
@@ -329,7 +330,7 @@ describe('list$', () => {
     const subscription = list$(kubeConfigFor({ server: server.url }), pods).subscribe((page) => pages.push(page));
     const second = await server.request(1);
     subscription.unsubscribe();
-    await second.closed;
+    await within(second.closed, EVENTUALLY_MS, 'the connection of the request in flight to close');
     expect(pages).toHaveLength(1);
   });
 });
@@ -363,11 +364,10 @@ describe('list$ of a response decoded as it arrives', () => {
         },
       }),
     );
-    for (let wait = 0; wait < 200 && pages.length < 2; wait++) await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(pages.length).toBeGreaterThanOrEqual(2);
+    await eventually(() => expect(pages.length).toBeGreaterThanOrEqual(2), { timeoutMs: 1_000, intervalMs: 5 });
     expect(completed).toBe(false);
     release();
-    await done;
+    await within(done, EVENTUALLY_MS, 'the list to complete once its body ends', () => `${pages.length} pages`);
     expect(pages.flatMap((page) => page.items.map((item) => item.metadata.name))).toEqual(items);
     expect(pages.every((page) => page.resourceVersion === '42')).toBe(true);
     expect(pages.map((page) => page.last)).toEqual([...pages.slice(1).map(() => false), true]);

@@ -3,6 +3,7 @@ import * as zlib from 'node:zlib';
 import { NetworkError, ProtocolError } from '../../lib/base/errors';
 import { readListBody, type ListBodyOptions } from '../../lib/sources/listBody';
 import { kubeRequest, responseBody } from '../../lib/sources/transport';
+import { eventually, EVENTUALLY_MS, within } from '../support/eventually';
 import { kubeConfigFor, startServer, type TestServer } from './support';
 
 const path = '/api/v1/pods';
@@ -20,8 +21,9 @@ describe('readListBody', () => {
     server = await startServer((_req, res) => write(res));
     return kubeRequest(kubeConfigFor({ server: server.url }), { path, query: '', signal: new AbortController().signal });
   };
+  /** Reads the body; rejects naming it if it has neither ended nor failed after 10 s. */
   const read = (response: IncomingMessage, options: Partial<ListBodyOptions> = {}): Promise<unknown> =>
-    readListBody(responseBody(response, path), { path, wholeBodyChars: 1 << 20, batchChars: 1 << 10, onItems: () => undefined, ...options });
+    within(readListBody(responseBody(response, path), { path, wholeBodyChars: 1 << 20, batchChars: 1 << 10, onItems: () => undefined, ...options }), EVENTUALLY_MS, 'the list body to be read to its end');
   const failure = async (promise: Promise<unknown>): Promise<unknown> => {
     try {
       await promise;
@@ -69,7 +71,7 @@ describe('readListBody', () => {
       release = () => res.end(bytes.subarray(cut));
     });
     const done = read(response, { wholeBodyChars: 2000, onItems: (items, head) => handed.push({ items: items.length, head }) });
-    for (let wait = 0; wait < 200 && handed.length === 0; wait++) await new Promise((resolve) => setTimeout(resolve, 5));
+    await eventually(() => expect(handed.length).toBeGreaterThan(0), { timeoutMs: 1_000, intervalMs: 5 });
     expect(handed[0]).toEqual({ items: expect.any(Number), head: { kind: 'PodList', metadata: { resourceVersion: '4' } } });
     release();
     const list = (await done) as { items: unknown[] };

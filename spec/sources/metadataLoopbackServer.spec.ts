@@ -133,6 +133,10 @@ describe('lists as PartialObjectMetadataList', () => {
     const reply = await get(server, '/api/v1/pods', accept(METADATA_LIST_ACCEPT));
     expect(reply.json.kind).toBe('PodList');
     expect(reply.json.items[0].spec).toBeDefined();
+    expect(reply.json.items.map((item: { spec: unknown; status: unknown }) => [item.spec, item.status])).toEqual([
+      [pod('a').spec, pod('a').status],
+      [pod('b').spec, pod('b').status],
+    ]);
   });
 });
 
@@ -181,7 +185,7 @@ describe('watches as PartialObjectMetadata', () => {
     const stream = await watch(`/api/v1/namespaces/ns/pods?watch=1&labelSelector=app%3Dweb&allowWatchBookmarks=true&resourceVersion=${server.store.resourceVersion}`, METADATA_ACCEPT);
     const before = server.store.get(pods, 'ns', 'a')!;
     server.store.update(pods, { ...before, metadata: { ...before.metadata, labels: { app: 'db' } } });
-    await stream.until((s) => s.events.some((e) => e.type === 'DELETED') && s.events.some((e) => e.type === 'BOOKMARK'));
+    await stream.until((s) => s.events.some((e) => e.type === 'DELETED') && s.events.some((e) => e.type === 'BOOKMARK'), 'a DELETED and a BOOKMARK event');
     const deleted = stream.events.find((e) => e.type === 'DELETED')!;
     expect(deleted.object).toEqual({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { ...before.metadata, resourceVersion: server.store.resourceVersion } });
     const bookmark = stream.events.find((e) => e.type === 'BOOKMARK')!;
@@ -194,6 +198,10 @@ describe('watches as PartialObjectMetadata', () => {
     await stream.untilLines(2);
     expect(stream.events[0]!.object.kind).toBe('Pod');
     expect(stream.events[0]!.object.spec).toBeDefined();
+    expect(stream.events.slice(0, 2).map((event) => [event.type, event.object.metadata.name, event.object.spec, event.object.status])).toEqual([
+      ['ADDED', 'a', pod('a').spec, pod('a').status],
+      ['ADDED', 'b', pod('b').spec, pod('b').status],
+    ]);
   });
 
   it('passes ERROR events through unconverted', async () => {

@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { loadClientNode } from '../../lib/testing/kubeConfig';
 import { testCertificates } from '../../lib/testing/tls';
+import { EVENTUALLY_MS, within } from '../support/eventually';
 
 /**
  * Test support for the sources: a real client-node KubeConfig, and small ad-hoc HTTP(S) servers.
@@ -43,7 +44,7 @@ export interface SeenRequest {
 export interface TestServer {
   readonly url: string;
   readonly requests: SeenRequest[];
-  /** Resolves with the n-th request (0-based) once it has arrived. */
+  /** Resolves with the n-th request (0-based) once it has arrived; rejects naming it after 10 s. */
   request(index: number): Promise<SeenRequest>;
   close(): Promise<void>;
 }
@@ -91,7 +92,11 @@ export async function startServer(handler: Handler, options: { tls?: boolean; re
     url: `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
     requests,
     request: (index) =>
-      index < requests.length ? Promise.resolve(requests[index] as SeenRequest) : new Promise((resolve) => waiters.push({ index, resolve })),
+      index < requests.length
+        ? Promise.resolve(requests[index] as SeenRequest)
+        : within(new Promise((resolve) => waiters.push({ index, resolve })), EVENTUALLY_MS, `request #${index + 1} to arrive`, () =>
+            requests.map((r) => `${r.method} ${r.path}?${r.query.toString()}`),
+          ),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -111,15 +116,23 @@ export function listedPod(name: string, namespace = 'default', resourceVersion =
   return { metadata: { name, namespace, resourceVersion, uid: `uid-${name}` } };
 }
 
-/** Collects an Observable's values, then its completion or error. */
-export function collect<T>(source: import('rxjs').Observable<T>): Promise<{ values: T[]; error?: unknown; completed: boolean }> {
-  return new Promise((resolve) => {
-    const values: T[] = [];
-    source.subscribe({
+/**
+ * Collects an Observable's values, then its completion or error; if it has done neither after
+ * `timeoutMs` (default 10 s), unsubscribes and rejects saying how many values it had sent.
+ */
+export function collect<T>(source: import('rxjs').Observable<T>, timeoutMs = EVENTUALLY_MS): Promise<{ values: T[]; error?: unknown; completed: boolean }> {
+  const values: T[] = [];
+  let subscription: import('rxjs').Subscription | undefined;
+  const ended = new Promise<{ values: T[]; error?: unknown; completed: boolean }>((resolve) => {
+    subscription = source.subscribe({
       next: (value) => values.push(value),
       error: (error: unknown) => resolve({ values, error, completed: false }),
       complete: () => resolve({ values, completed: true }),
     });
+  });
+  return within(ended, timeoutMs, 'the stream to complete or fail', () => `${values.length} values and neither`).catch((error: unknown) => {
+    subscription?.unsubscribe();
+    throw error;
   });
 }
 

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError, NetworkError, ProtocolError, type InformerError } from '../../lib/base/errors';
 import { inContext, kubeRequest, readBody, readText, responseBody, toReadError } from '../../lib/sources/transport';
 import { testCertificates } from '../../lib/testing/tls';
+import { EVENTUALLY_MS, within } from '../support/eventually';
 import { kubeConfigFor, sendJson, startProxy, startServer, tokenForTests, type TestServer } from './support';
 import type { KubeConfig } from '@kubernetes/client-node';
 
@@ -208,7 +209,8 @@ describe('kubeRequest', () => {
     const response = await kubeRequest(kubeConfigFor({ server: server.url }), { path: '/api/v1/pods', query: 'watch=1', signal: controller.signal });
     response.on('error', () => undefined);
     controller.abort();
-    await (await server.request(0)).closed;
+    await within((await server.request(0)).closed, EVENTUALLY_MS, 'the server to see the aborted request’s connection close');
+    expect(response.destroyed).toBe(true);
   });
 
   describe('kubeconfig problems become ConfigError', () => {
@@ -304,7 +306,7 @@ describe('compression', () => {
     });
     const body = responseBody(response, '/api/v1/pods');
     body.setEncoding('utf8');
-    const first = await new Promise<string>((resolve) => body.once('data', resolve));
+    const first = await within(new Promise<string>((resolve) => body.once('data', resolve)), EVENTUALLY_MS, 'the first flush of the gzip body, readable before the rest is sent');
     expect(first).toBe('{"first":1,');
     const rest = readAll(body);
     sendRest();

@@ -4,6 +4,7 @@ import { IdleTimeoutError, NetworkError, ProtocolError, StatusError } from '../.
 import type { WatchEvent } from '../../lib/sources/listerWatcher';
 import { watch$ } from '../../lib/sources/watch';
 import { defineResource } from '../../lib/resources/resource';
+import { eventually, EVENTUALLY_MS, within } from '../support/eventually';
 import { collect, kubeConfigFor, sendJson, startServer, tokenForTests, type TestServer } from './support';
 
 const pods = defineResource({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true });
@@ -92,7 +93,7 @@ describe('watch$', () => {
     const events: WatchEvent[] = [];
     const done = new Promise<void>((resolve) => watch$(kubeConfigFor({ server: server.url }), pods).subscribe({ next: (e) => events.push(e), complete: resolve }));
     await server.request(0);
-    while (responses.length === 0) await nextTick();
+    await eventually(() => expect(responses.length).toBeGreaterThan(0), { pause: nextTick });
     const res = responses[0] as ServerResponse;
     const bytes = Buffer.from(line('ADDED', pod('café-☃', '1')) + line('ADDED', pod('b', '2')) + line('ADDED', pod('c', '3')));
     for (const size of [1, 2, 3, 5, 8, 13, 40, 400]) {
@@ -103,7 +104,7 @@ describe('watch$', () => {
       }
     }
     res.end();
-    await done;
+    await within(done, EVENTUALLY_MS, 'the watch to complete once its body ends', () => names(events));
     expect(names(events)).toEqual(['ADDED café-☃', 'ADDED b', 'ADDED c']);
   });
 
@@ -143,7 +144,7 @@ describe('watch$', () => {
     await startWatchServer();
     const result = collect(watch$(kubeConfigFor({ server: server.url }), pods));
     await server.request(0);
-    while (responses.length === 0) await nextTick();
+    await eventually(() => expect(responses.length).toBeGreaterThan(0), { pause: nextTick });
     const res = responses[0] as ServerResponse;
     res.write(line('ADDED', pod('a', '1')) + '{"type":"ADD');
     await nextTick();
@@ -180,20 +181,20 @@ describe('watch$', () => {
     await startWatchServer();
     const result = collect(watch$(kubeConfigFor({ server: server.url }), pods, { maxLineBytes: 1024 }));
     const seen = await server.request(0);
-    while (responses.length === 0) await nextTick();
+    await eventually(() => expect(responses.length).toBeGreaterThan(0), { pause: nextTick });
     (responses[0] as ServerResponse).write('{"type":"ADDED","object":' + ' '.repeat(2048));
     expect((await result).error).toMatchObject({ kind: 'protocol', problem: 'line-too-long' });
-    await seen.closed;
+    await within(seen.closed, EVENTUALLY_MS, 'the watch request’s connection to close');
   });
 
   it('aborts the request on unsubscribe: the server sees the socket close and nothing more is emitted', async () => {
     await startWatchServer();
     const events = firstValueFrom(watch$(kubeConfigFor({ server: server.url }), pods).pipe(take(2), toArray()));
     const seen = await server.request(0);
-    while (responses.length === 0) await nextTick();
+    await eventually(() => expect(responses.length).toBeGreaterThan(0), { pause: nextTick });
     (responses[0] as ServerResponse).write(line('ADDED', pod('a', '1')) + line('ADDED', pod('b', '2')) + line('ADDED', pod('c', '3')));
-    expect(names(await events)).toEqual(['ADDED a', 'ADDED b']);
-    await seen.closed;
+    expect(names(await within(events, EVENTUALLY_MS, 'the first two watch events'))).toEqual(['ADDED a', 'ADDED b']);
+    await within(seen.closed, EVENTUALLY_MS, 'the watch request’s connection to close');
   });
 
   describe('idle timeout', () => {
@@ -211,20 +212,20 @@ describe('watch$', () => {
         },
       });
       const seen = await server.request(0);
-      while (responses.length === 0) await nextTick();
+      await eventually(() => expect(responses.length).toBeGreaterThan(0), { pause: nextTick });
       // Move virtual time to 600 ms, then let a chunk arrive there.
       scheduler.schedule(() => undefined, 600);
       scheduler.maxFrames = 600;
       scheduler.flush();
       (responses[0] as ServerResponse).write(line('ADDED', pod('a', '1')));
-      while (events.length === 0) await nextTick();
+      await eventually(() => expect(events.length).toBeGreaterThan(0), { pause: nextTick });
       expect(failure).toBeUndefined();
       scheduler.maxFrames = Number.POSITIVE_INFINITY;
       scheduler.flush();
       expect(failure).toBeInstanceOf(IdleTimeoutError);
       expect(failure).toMatchObject({ kind: 'timeout', idleMs: 1000 });
       expect(failedAt).toBe(1600);
-      await seen.closed;
+      await within(seen.closed, EVENTUALLY_MS, 'the watch request’s connection to close');
     });
 
     it('does not fire after a clean end', async () => {

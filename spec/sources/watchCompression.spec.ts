@@ -4,6 +4,7 @@ import { ProtocolError } from '../../lib/base/errors';
 import type { WatchEvent } from '../../lib/sources/listerWatcher';
 import { watch$ } from '../../lib/sources/watch';
 import { defineResource } from '../../lib/resources/resource';
+import { eventually, EVENTUALLY_MS, within } from '../support/eventually';
 import { collect, kubeConfigFor, listedPod, startServer, type TestServer } from './support';
 
 const pods = defineResource({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true });
@@ -40,11 +41,11 @@ describe('watch$ compression', () => {
     const done = new Promise<void>((resolve) => watch$(kubeConfigFor({ server: server.url }), pods, {}).subscribe({ next: (event) => events.push(event), complete: resolve }));
     await server.request(0);
     send(line('ADDED', 'a', '2'));
-    for (let wait = 0; wait < 200 && events.length === 0; wait++) await new Promise((resolve) => setTimeout(resolve, 5));
+    await eventually(() => expect(events.length).toBeGreaterThan(0), { timeoutMs: 1_000, intervalMs: 5 });
     expect(events.map((event) => event.object.metadata.name)).toEqual(['a']);
     send(line('MODIFIED', 'a', '3') + line('DELETED', 'a', '4'));
     end();
-    await done;
+    await within(done, EVENTUALLY_MS, 'the watch to complete once its body ends', () => events.map((event) => event.type));
     expect(events.map((event) => event.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
   });
 

@@ -117,6 +117,7 @@ describe('rx-informer-apiserver', () => {
     expect(result.code).toBe(0);
     const url = /listening on (http:\/\/127\.0\.0\.1:(\d+)) \(Kubernetes 1\.27\)/.exec(result.stdout);
     expect(url?.[2]).not.toBe('0');
+    expect(url?.[2]).toMatch(/^[1-9]\d*$/); // a port was printed at all, and not 0
     const summaries = result.stdout.split('\n').filter((line) => line.startsWith('watch: '));
     expect(summaries.length).toBeGreaterThanOrEqual(1);
     // By the last summary the watch holds the 30 initial pods, give or take the 1:8:1 churn.

@@ -3,6 +3,7 @@ import { pods, type Pod } from '../../lib/resources/builtins';
 import { makePod, seededRandom } from '../../lib/testing/churn';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '../../lib/testing/server';
 import { testCertificates } from '../../lib/testing/tls';
+import { eventually } from '../support/eventually';
 
 /**
  * The loopback API server as @kubernetes/client-node 2.x sees it: its generated API client, its
@@ -251,33 +252,19 @@ describe('client-node against the loopback server (http, no auth)', () => {
     const informer = clientNode.makeInformer(kubeConfig, `/api/v1/namespaces/${NS}/pods`, () => api.listNamespacedPod({ namespace: NS }));
     const seen: string[] = [];
     const errors: unknown[] = [];
-    let notify: () => void = () => undefined;
-    const record = (verb: string) => (pod: V1Pod): void => {
-      seen.push(`${verb} ${pod.metadata?.name}`);
-      notify();
-    };
+    const record = (verb: string) => (pod: V1Pod): void => void seen.push(`${verb} ${pod.metadata?.name}`);
     informer.on('add', record('add'));
     informer.on('update', record('update'));
     informer.on('delete', record('delete'));
     informer.on('error', (error: unknown) => errors.push(error));
-    const waitFor = (predicate: () => boolean): Promise<void> =>
-      new Promise((resolve, reject) => {
-        const giveUp = setTimeout(() => reject(new Error(`informer saw ${JSON.stringify(seen)}`)), 5000);
-        notify = () => {
-          if (!predicate()) return;
-          clearTimeout(giveUp);
-          resolve();
-        };
-        notify();
-      });
     try {
       await informer.start();
-      await waitFor(() => informer.list(NS).length === 7);
+      await eventually(() => expect(names(informer.list(NS))).toHaveLength(7), { timeoutMs: 5000 });
       const current = server.store.get(pods, NS, 'pod-03') as Pod;
       server.store.create(pods, makePod(seededRandom(5), NS, 'pod-07'));
       server.store.update(pods, { ...current, metadata: { ...current.metadata, labels: { app: 'moved' } } });
       server.store.delete(pods, NS, 'pod-05');
-      await waitFor(() => seen.includes('delete pod-05'));
+      await eventually(() => expect(seen).toContain('delete pod-05'), { timeoutMs: 5000 });
       expect(seen.slice(7)).toEqual(['add pod-07', 'update pod-03', 'delete pod-05']);
       expect(names(informer.list(NS))).toEqual(['pod-00', 'pod-01', 'pod-02', 'pod-03', 'pod-04', 'pod-06', 'pod-07']);
       expect(informer.get('pod-03', NS)?.metadata?.labels).toEqual({ app: 'moved' });

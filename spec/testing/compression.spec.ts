@@ -3,6 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import { configMaps, pods } from '../../lib/resources/builtins';
 import { GZIP_THRESHOLD_BYTES } from '../../lib/testing/responseBody';
 import { startApiServer, type ApiServer } from '../../lib/testing/server';
+import { within } from '../support/eventually';
 import { get, openWatch, type Reply } from './httpHelpers';
 
 /**
@@ -97,7 +98,7 @@ it('never compresses a watch, however large its events', async () => {
 
 it('survives a client that goes away in the middle of a compressed list', async () => {
   for (let i = 0; i < 300; i++) server.store.create(pods, { metadata: { name: `pod-${i}`, namespace: 'ns', annotations: { note: `${i}`.repeat(4_000) } } });
-  await new Promise<void>((resolve, reject) => {
+  const firstChunk = new Promise<void>((resolve, reject) => {
     const request = http.get(`${server.url}/api/v1/namespaces/ns/pods`, { headers: GZIP, agent: false }, (response) => {
       expect(response.headers['content-encoding']).toBe('gzip');
       response.once('data', () => {
@@ -107,6 +108,7 @@ it('survives a client that goes away in the middle of a compressed list', async 
     });
     request.on('error', (error) => (request.destroyed ? undefined : reject(error)));
   });
+  await within(firstChunk, 10_000, 'the first chunk of the compressed list');
   const after = await get(server, '/api/v1/namespaces/ns/pods?limit=1', { headers: GZIP });
   expect([after.status, after.json.items.length]).toEqual([200, 1]);
 });

@@ -1,6 +1,7 @@
 import { configMaps, pods } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../lib/testing/server';
 import { GARBAGE_LINE } from '../../lib/testing/watchWriter';
+import { eventually } from '../support/eventually';
 import { get, openWatch, type WatchStream } from './httpHelpers';
 
 /** Every fault kind of SERVER_API.md triggers exactly as specified, on exactly the matching requests. */
@@ -198,7 +199,7 @@ describe('watch faults', () => {
     await settle();
     expect(stream.lines).toHaveLength(1);
     jest.advanceTimersByTime(1);
-    while (stream.lines.length < 3) await tick();
+    await eventually(() => expect(stream.lines.length).toBeGreaterThanOrEqual(3), { pause: tick });
     expect(stream.events.map((e) => e.object.metadata.name)).toEqual(['p0', 'p1', 'late0']);
     expect(stream.outcome).toBe('open');
   });
@@ -210,15 +211,15 @@ describe('watch faults', () => {
     const slow = await watch(`/api/v1/pods?watch=1&resourceVersion=${server.store.resourceVersion}`);
     createPods(2);
     server.store.create(configMaps, { metadata: { name: 'c', namespace: 'ns' } });
-    while (stream.lines.length < 1) await tick();
+    await eventually(() => expect(stream.lines.length).toBeGreaterThanOrEqual(1), { pause: tick });
     await settle();
     expect(slow.lines).toHaveLength(0);
     jest.advanceTimersByTime(1_000);
-    while (slow.lines.length < 1) await tick();
+    await eventually(() => expect(slow.lines.length).toBeGreaterThanOrEqual(1), { pause: tick });
     await settle();
     expect(slow.lines).toHaveLength(1);
     jest.advanceTimersByTime(1_000);
-    while (slow.lines.length < 2) await tick();
+    await eventually(() => expect(slow.lines.length).toBeGreaterThanOrEqual(2), { pause: tick });
     expect(slow.events.map((e) => e.object.metadata.name)).toEqual(['p0', 'p1']);
   });
 });

@@ -2,6 +2,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type { ApiServer } from '../../lib/testing/server';
 import { testCertificates } from '../../lib/testing/tls';
+import { withMessage, within } from '../support/eventually';
 
 /** Plain node:http(s) clients for the loopback server tests: the wire, with nothing in between. */
 
@@ -25,11 +26,15 @@ function transport(url: string): typeof http | typeof https {
   return url.startsWith('https:') ? https : http;
 }
 
-/** One request; resolves with the whole body. */
+/** How long {@link call} waits for a whole reply: under jest's testTimeout, so that a hung reply names its request. */
+const REPLY_MS = 10_000;
+
+/** One request; resolves with the whole body, or rejects naming the request after 10 s. */
 export function call(server: ApiServer | string, method: string, path: string, options: RequestOptions = {}): Promise<Reply> {
   const base = typeof server === 'string' ? server : server.url;
   const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-  return new Promise((resolve, reject) => {
+  let destroy: () => void = () => undefined;
+  const reply = new Promise<Reply>((resolve, reject) => {
     const request = transport(base).request(
       `${base}${path}`,
       {
@@ -56,8 +61,13 @@ export function call(server: ApiServer | string, method: string, path: string, o
         response.on('error', reject);
       },
     );
+    destroy = () => request.destroy();
     request.on('error', reject);
     request.end(body);
+  });
+  return within(reply, REPLY_MS, `the whole reply to ${method} ${path}`).catch((error: unknown) => {
+    destroy();
+    throw error;
   });
 }
 
@@ -129,10 +139,15 @@ export class WatchStream {
     return this.lines.map((line) => JSON.parse(line) as WatchEvent);
   }
 
-  /** Resolves once `predicate` holds (checked on every arrival), or rejects after `timeoutMs`. */
-  until(predicate: (stream: WatchStream) => boolean, timeoutMs = 3_000): Promise<void> {
+  /**
+   * Resolves once `predicate` holds (checked on every arrival), or rejects after `timeoutMs` or at
+   * the stream's end naming `expectation` (what the predicate checks) and what arrived instead.
+   */
+  until(predicate: (stream: WatchStream) => boolean, expectation: string, timeoutMs = 3_000): Promise<void> {
+    const failed = new Error(`waiting for ${expectation}`); // made here, so that its stack shows the spec's line
+    const fail = (why: string): Error => withMessage(failed, `expected ${expectation}, but ${why}; got ${this.lines.length} lines:\n${this.raw}`);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`watch condition not met in ${timeoutMs} ms; got:\n${this.raw}`)), timeoutMs);
+      const timer = setTimeout(() => reject(fail(`it did not hold within ${timeoutMs} ms`)), timeoutMs);
       const check = (): void => {
         if (predicate(this)) {
           clearTimeout(timer);
@@ -140,7 +155,7 @@ export class WatchStream {
         } else if (this.outcome !== 'open') {
           clearTimeout(timer);
           if (predicate(this)) resolve();
-          else reject(new Error(`watch ended (${this.outcome}) before the condition held; got:\n${this.raw}`));
+          else reject(fail(`the watch ended (${this.outcome}) first`));
         } else this.waiters.push(check);
       };
       check();
@@ -149,12 +164,12 @@ export class WatchStream {
 
   /** Waits for at least `n` complete lines. */
   untilLines(n: number, timeoutMs?: number): Promise<void> {
-    return this.until((s) => s.lines.length >= n, timeoutMs);
+    return this.until((s) => s.lines.length >= n, `at least ${n} watch lines`, timeoutMs);
   }
 
   /** Waits for the stream to end, however it ends. */
   untilClosed(timeoutMs?: number): Promise<void> {
-    return this.until((s) => s.outcome !== 'open', timeoutMs);
+    return this.until((s) => s.outcome !== 'open', 'the watch to end', timeoutMs);
   }
 
   close(): void {
@@ -165,6 +180,9 @@ export class WatchStream {
 /** Opens a watch and waits for its response headers. */
 export async function openWatch(server: ApiServer, path: string, options: RequestOptions = {}): Promise<WatchStream> {
   const stream = new WatchStream(server, path, options);
-  await stream.opened;
+  await within(stream.opened, REPLY_MS, `the response headers of the watch GET ${path}`).catch((error: unknown) => {
+    stream.close();
+    throw error;
+  });
   return stream;
 }

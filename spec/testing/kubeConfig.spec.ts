@@ -25,6 +25,7 @@ describe('kubeConfig', () => {
     expect(list.items.map((p: V1Pod) => p.metadata?.name)).toEqual(['a']);
     await core.createNamespacedPod({ namespace: 'ns', body: { metadata: { name: 'b' } } });
     expect(server.store.get(pods, 'ns', 'b')).toBeDefined();
+    expect(server.store.get(pods, 'ns', 'b')?.metadata).toMatchObject({ name: 'b', namespace: 'ns', uid: expect.any(String) });
 
     const seen: string[] = [];
     const watch = new clientNode.Watch(server.kubeConfig);

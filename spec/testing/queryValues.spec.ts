@@ -21,7 +21,7 @@ afterEach(() => server.close());
 async function answeredAs(query: string): Promise<'watch' | 'list'> {
   const stream = await openWatch(server, `/api/v1/namespaces/ns/pods?${query}`);
   // A watch event ends with a newline; a list is one JSON document without one.
-  await stream.until((s) => s.lines.length > 0 || s.outcome !== 'open');
+  await stream.until((s) => s.lines.length > 0 || s.outcome !== 'open', 'a first watch line or the end of the body');
   stream.close();
   const first = JSON.parse(stream.lines[0] ?? stream.raw) as { kind?: string; type?: string };
   if (first.type === 'ADDED') return 'watch';

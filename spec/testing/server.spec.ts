@@ -80,6 +80,7 @@ describe('store', () => {
     const marked = server.store.delete(configMaps, 'ns', 'c');
     expect(marked.metadata.deletionTimestamp).toEqual(expect.any(String));
     expect(server.store.get(configMaps, 'ns', 'c')).toBeDefined();
+    expect(server.store.get(configMaps, 'ns', 'c')?.metadata).toMatchObject({ deletionTimestamp: marked.metadata.deletionTimestamp, finalizers: ['example.com/hold'] });
     server.store.update(configMaps, { ...marked, metadata: { ...marked.metadata, finalizers: [] } });
     expect(server.store.get(configMaps, 'ns', 'c')).toBeUndefined();
   });
@@ -140,6 +141,7 @@ describe('objects over HTTP', () => {
     const read = await get(server, '/api/v1/namespaces/team');
     expect([read.status, read.json.kind, read.json.metadata.namespace]).toEqual([200, 'Namespace', undefined]);
     expect(server.store.get(namespaces, undefined, 'team')).toBeDefined();
+    expect(server.store.get(namespaces, undefined, 'team')?.metadata).toMatchObject({ name: 'team', uid: read.json.metadata.uid });
   });
 
   it('serves custom resources and extra resources given in options', async () => {

@@ -183,7 +183,7 @@ describe('a watch at resourceVersion "" or "0" that asks for nothing else', () =
     const stream = await openWatch(target, `/api/v1/namespaces/ns/pods?watch=1&allowWatchBookmarks=true${rv === '' ? '' : `&resourceVersion=${rv}`}`);
     await stream.untilLines(2);
     target.store.create(pods, { metadata: { name: 'later', namespace: 'ns' } });
-    await stream.until((s) => s.events.some((event) => event.object.metadata.name === 'later'));
+    await stream.until((s) => s.events.some((event) => event.object.metadata.name === 'later'), 'an event for the object named "later"');
     stream.close();
     await server!.close();
     server = undefined;

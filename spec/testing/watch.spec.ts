@@ -1,5 +1,6 @@
 import { configMaps, pods } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '../../lib/testing/server';
+import { eventually } from '../support/eventually';
 import { get, openWatch, type WatchStream } from './httpHelpers';
 
 /** Watches over real HTTP: PROTOCOL.md B.5, B.6 and B.8. */
@@ -19,6 +20,9 @@ async function start(options?: ApiServerOptions): Promise<ApiServer> {
 }
 
 const rv = (relative: number): string => String(base + relative);
+
+/** One turn of the event loop: how the fake-timer specs below let the server's I/O run (setImmediate is not faked there). */
+const nextImmediate = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 beforeEach(async () => {
   server = await start();
@@ -279,17 +283,13 @@ describe('watch', () => {
       const stream = await watch(`/api/v1/pods?watch=1&allowWatchBookmarks=true&timeoutSeconds=5&resourceVersion=${server.store.resourceVersion}`);
       jest.advanceTimersByTime(2_999);
       server.store.create(pods, pod('a'));
-      const lines = async (n: number): Promise<void> => {
-        while (stream.lines.length < n) await new Promise((resolve) => setImmediate(resolve));
-      };
-      await lines(1);
+      await eventually(() => expect(stream.lines.length).toBeGreaterThanOrEqual(1), { pause: nextImmediate });
       jest.advanceTimersByTime(1);
-      await lines(2);
+      await eventually(() => expect(stream.lines.length).toBeGreaterThanOrEqual(2), { pause: nextImmediate });
       expect(summary(stream)).toEqual(['ADDED a@2', 'BOOKMARK @2']);
       expect(stream.outcome).toBe('open');
       jest.advanceTimersByTime(2_000);
-      while (stream.outcome === 'open') await new Promise((resolve) => setImmediate(resolve));
-      expect(stream.outcome).toBe('end');
+      await eventually(() => expect(stream.outcome).toBe('end'), { pause: nextImmediate });
     });
 
     it('ends a watch after timeoutSeconds even without bookmarks', async () => {
@@ -299,8 +299,7 @@ describe('watch', () => {
       await new Promise((resolve) => setImmediate(resolve));
       expect(stream.outcome).toBe('open');
       jest.advanceTimersByTime(1);
-      while (stream.outcome === 'open') await new Promise((resolve) => setImmediate(resolve));
-      expect(stream.outcome).toBe('end');
+      await eventually(() => expect(stream.outcome).toBe('end'), { pause: nextImmediate });
     });
   });
 });

@@ -32,7 +32,7 @@ function createPods(target: ApiServer, count: number, from = 1): string[] {
 /** The events of a watch from `rv` that the server ends by itself (an ERROR), or its first `n` events. */
 async function watchFrom(target: ApiServer, rv: string, n = 1): Promise<WatchEvent[]> {
   const stream = await openWatch(target, `/api/v1/namespaces/ns/pods?watch=1&resourceVersion=${rv}`);
-  await stream.until((s) => s.lines.length >= n || s.outcome !== 'open');
+  await stream.until((s) => s.lines.length >= n || s.outcome !== 'open', `${n} watch lines or the end of the watch`);
   stream.close();
   return stream.events.slice(0, n);
 }
