@@ -64,8 +64,10 @@ export {
 export type { Status, InformerErrorKind, ProtocolProblem, ConfigProblem, RejectionStage, RejectionOutcome } from './base/errors';
 
 // Operators.
-export { reflect, INITIAL_EVENTS_END_ANNOTATION } from './reflector/reflect';
-export type { ReflectConfig } from './reflector/reflect';
+export { reflect, reflectorEvents } from './reflector/reflect';
+export type { ReflectConfig } from './reflector/reflectConfig';
+export { INITIAL_EVENTS_END_ANNOTATION } from './reflector/watchEvents';
+export type { ReflectorEvent, ReflectorReport, HealthReport } from './reflector/reflectorEvent';
 export type { RequestEvent, RequestOpened, RequestEnded, RequestOutcome, RequestSummary } from './reflector/requestEvent';
 export { defaultBackoffConfig } from './reflector/backoff';
 export type { BackoffConfig, ResolvedBackoffConfig } from './reflector/backoff';
