@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
-import { asapScheduler, asyncScheduler, defer, filter, finalize, mergeMap, Observable, ReplaySubject, share, Subject, take, tap, timer, type SchedulerLike } from 'rxjs';
+import { asapScheduler, asyncScheduler, defer, filter, finalize, mergeMap, Observable, of, ReplaySubject, share, Subject, switchMap, take, tap, timer, type SchedulerLike } from 'rxjs';
 import type { Delta } from '../reflector/delta';
 import type { InformerHealth } from '../reflector/health';
 import { silentLogger, type Logger } from '../base/logger';
@@ -8,7 +8,9 @@ import type { BackoffConfig } from '../reflector/backoff';
 import { handle, type HandleOptions } from '../handlers/handle';
 import type { HandlerEvent, ResourceHandlers } from '../handlers/resourceHandlers';
 import { indexer } from '../store/indexer';
-import { reflect, type ReflectConfig } from '../reflector/reflect';
+import { reflectorEvents } from '../reflector/reflect';
+import type { ReflectConfig } from '../reflector/reflectConfig';
+import { isDelta, type ReflectorEvent } from '../reflector/reflectorEvent';
 import type { Resource } from '../resources/resource';
 import type { RejectedObjectError } from '../base/errors';
 import { kubeListerWatcher } from '../sources/kubeListerWatcher';
@@ -20,8 +22,7 @@ import type { KubeObject } from '../base/object';
 import type { Snapshot } from '../store/snapshot';
 import { checkInformerConfig } from './checkInformerConfig';
 import { InformerHealthTracker } from './informerHealth';
-import { informerMetricEvents, type InformerMetricEvent } from './informerMetrics';
-import type { RequestEvent } from '../reflector/requestEvent';
+import { informerMetricEvents, RequestsInFlight, type InformerMetricEvent } from './informerMetrics';
 import { metadataListerWatcher } from '../sources/metadataListerWatcher';
 import type { MetadataOnlyOptions, PartialObjectMetadata } from '../sources/partialObjectMetadata';
 
@@ -267,15 +268,25 @@ export function informer<T extends KubeObject>(kubeConfig: KubeConfig, resource:
  * @throws RangeError at once for an option out of range.
  */
 export function informerFrom<T extends KubeObject = KubeObject>(listerWatcher: ListerWatcher<T>, options: InformerFromOptions<T> = {}): Informer<T> {
-  return informerOfDeltas((reflectConfig) => reflect(listerWatcher, reflectConfig), options);
+  return informerOfRuns((reflectConfig) => of(reflectorEvents(listerWatcher, reflectConfig)), options);
 }
 
 /**
- * The informer over a delta source built from the reflector config it is handed (one `reflect()`,
- * or several one after another: a sharded informer relists when its buckets change).
+ * Reflector runs, one after another: each inner Observable is one run's events (`reflectorEvents`,
+ * or a stand-in with no reports), and the next run ends the one before, as `switchAll` does.
  * @internal
  */
-export function informerOfDeltas<T extends KubeObject = KubeObject>(source: (config: ReflectConfig) => Observable<Delta<T>>, options: InformerFromOptions<T> = {}): Informer<T> {
+export type ReflectorRuns<T extends KubeObject = KubeObject> = Observable<Observable<ReflectorEvent<T>>>;
+
+/**
+ * The informer over the reflector runs built from the reflector config it is handed: one run, or
+ * several one after another (a sharded informer relists when its buckets change). A run's reports
+ * feed `health$` and `metrics$`, its deltas the cache; a run stopped (by the next one, or by the
+ * informer stopping) cannot report that itself, so the informer does: health idle, the request in
+ * flight `stopped`.
+ * @internal
+ */
+export function informerOfRuns<T extends KubeObject = KubeObject>(runs: (config: ReflectConfig) => ReflectorRuns<T>, options: InformerFromOptions<T> = {}): Informer<T> {
   const name = options.name ?? 'informer';
   const scheduler = options.scheduler ?? asyncScheduler;
   const logger = options.logger ?? silentLogger;
@@ -292,11 +303,30 @@ export function informerOfDeltas<T extends KubeObject = KubeObject>(source: (con
   };
   // Every delta passes through here on its way to the indexer: deltas$ subscribers listen in.
   const deltaBus = new Subject<Delta<T>>();
-  // The reflector's request reports, for metrics$ subscribers only.
-  const requestBus = new Subject<RequestEvent>();
+  const requests = new RequestsInFlight();
+  // A run's reports go to health$ and metrics$; its deltas to deltas$ listeners and on to the cache.
+  const route = (event: ReflectorEvent<T>): void => {
+    switch (event.type) {
+      case 'health':
+        return health.reflector(event.health);
+      case 'opened':
+      case 'ended':
+        return requests.report(event);
+      default:
+        requests.count(event);
+        // Skipping an unobserved bus spares a closure and an iterator per event.
+        if (deltaBus.observed) deltaBus.next(event);
+    }
+  };
+  // A stopped run's stream is closed: the informer, which stopped it, reports the stop.
+  const stopped = (): void => {
+    const now = scheduler.now();
+    requests.stopped(now);
+    health.stopped(now);
+  };
   // The snapshot the share would replay to a subscriber arriving now; undefined while stopped.
   let current: Snapshot<T> | undefined;
-  const informer$ = source({
+  const informer$ = runs({
     name,
     scheduler,
     logger,
@@ -306,11 +336,8 @@ export function informerOfDeltas<T extends KubeObject = KubeObject>(source: (con
     watchTimeoutSeconds: options.watchTimeoutSeconds,
     initialEventsTimeoutMs: options.initialEventsTimeoutMs,
     listPageTimeoutMs: options.listPageTimeoutMs,
-    onHealth: (report) => health.reflector(report),
-    onRequest: (event) => requestBus.observed && requestBus.next(event),
   }).pipe(
-    // Skipping an unobserved bus spares a closure and an iterator per event.
-    tap((delta) => deltaBus.observed && deltaBus.next(delta)),
+    switchMap((run) => run.pipe(tap(route), filter(isDelta), finalize(stopped))),
     indexer<T>({
       indexers: options.indexers,
       transform: options.transform,
@@ -359,7 +386,7 @@ export function informerOfDeltas<T extends KubeObject = KubeObject>(source: (con
     events$: changes$,
     synced$,
     health$: health.health$,
-    metrics$: informerMetricEvents(requestBus, deltaBus),
+    metrics$: informerMetricEvents(requests.events$, deltaBus),
     handle: (handlers, handleOptions) => informer$.pipe(handle(handlers, { ...handlerDefaults, ...handleOptions })),
   };
 }

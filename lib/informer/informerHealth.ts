@@ -1,6 +1,7 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Health, InformerHealth } from '../reflector/health';
 import { attributeTo, type InformerError, type RejectedObjectError } from '../base/errors';
+import { stoppedHealth } from '../reflector/reflectorReports';
 
 /** The health of an informer that has not run yet, or of one nobody has reported on: idle since `now`. */
 export function idleHealth(now: number): InformerHealth {
@@ -41,6 +42,15 @@ export class InformerHealthTracker {
   reflector(report: Health): void {
     const { rejectedObjects, lastRejection } = this.subject.value;
     this.subject.next({ ...report, lastError: this.attributed(report.lastError), rejectedObjects, lastRejection });
+  }
+
+  /**
+   * The reflector's run was stopped, which its stream cannot report (it is closed by then): idle
+   * since `now`, with the attempts and last error it stopped with. Nothing while already idle.
+   */
+  stopped(now: number): void {
+    const latest = this.subject.value;
+    if (latest.phase !== 'idle') this.subject.next(stoppedHealth(latest, now));
   }
 
   /** An object the cache could not take; returns the rejection as reported (attributed). */

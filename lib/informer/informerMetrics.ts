@@ -1,7 +1,8 @@
-import { filter, map, merge, type Observable } from 'rxjs';
+import { filter, map, merge, Subject, type Observable } from 'rxjs';
 import type { Delta } from '../reflector/delta';
 import { MIN_HEALTHY_WATCH_MS } from '../reflector/reflectorState';
-import type { RequestEvent, RequestOutcome } from '../reflector/requestEvent';
+import { requestStopped } from '../reflector/reflectorReports';
+import type { RequestEvent, RequestOpened, RequestOutcome } from '../reflector/requestEvent';
 import { isExpired, isTooLargeResourceVersion, type InformerError } from '../base/errors';
 import type { KubeObject } from '../base/object';
 
@@ -39,10 +40,50 @@ export type InformerMetricEvent =
   | { readonly type: 'watchEvent'; readonly eventType: WatchEventType; readonly resourceVersion: string };
 
 /**
+ * The request in flight of an informer's reflector runs, for `metrics$`: each run's request
+ * reports pass on as they come (to `events$`, only while someone listens), and a run stopped with
+ * a request in flight reports it `stopped`, since the run's own stream is closed by then. The
+ * stopped request's items are counted here from the run's deltas: a list's objects, a streaming
+ * list's objects as its pages hold them, a watch's deltas.
+ */
+export class RequestsInFlight {
+  private opened: RequestOpened | undefined;
+  private items = 0;
+  private readonly bus = new Subject<RequestEvent>();
+  /** The request reports, stopped ones included. */
+  readonly events$: Observable<RequestEvent> = this.bus.asObservable();
+
+  /** A request report of the run. */
+  report(event: RequestEvent): void {
+    this.opened = event.type === 'opened' ? event : undefined;
+    this.items = 0;
+    this.emit(event);
+  }
+
+  /** A delta of the run: items of the request in flight. */
+  count(delta: Delta<KubeObject>): void {
+    this.items += delta.type === 'Replace' ? delta.items.length + (delta.deleted?.length ?? 0) : 1;
+  }
+
+  /** The run was stopped at `at`. */
+  stopped(at: number): void {
+    if (this.opened === undefined) return;
+    const ended = requestStopped(this.opened, this.items, at);
+    this.opened = undefined;
+    this.emit(ended);
+  }
+
+  private emit(event: RequestEvent): void {
+    // Skipping an unobserved bus spares its iteration.
+    if (this.bus.observed) this.bus.next(event);
+  }
+}
+
+/**
  * The metric events of one informer, from its reflector's request reports and its delta stream.
  * Per event: one small object; per request: two. Subscribing starts nothing: it listens.
  *
- * @param requests the reflector's `onRequest` reports.
+ * @param requests the reflector's request reports.
  * @param deltas the deltas on their way to the cache.
  * @returns the events, in the order they happened.
  */

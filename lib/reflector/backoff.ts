@@ -9,13 +9,12 @@
  * delay of 800 ms doubling up to 30 s, each wait drawn from [base, 2 × base) (apimachinery's
  * `wait.Jitter(d, 1.0)`, applied after the cap), so never shorter than 800 ms and at most 60 s.
  * At the cap a crowd of informers that lost the same API server spreads its retries over
- * [30 s, 60 s) instead of arriving together (kubernetes #6770): 1,000 informers average about
- * 22 requests per second.
+ * [30 s, 60 s) instead of arriving together (kubernetes #6770).
  *
  * One difference from client-go, on purpose: the sequence starts over only after `resetAfterMs`
  * without a failure. client-go's backoff manager starts it over every 2 min counted from its last
  * reset, failures or not, so during a long outage each of its reflectors comes back to 800 ms
- * every 2 min (docs/reliability.md shows the retry rate this gives).
+ * every 2 min. docs/reliability.md measures both policies against each other.
  */
 export interface BackoffConfig {
   /** The first delay, ms. Default 800. */
@@ -30,8 +29,7 @@ export interface BackoffConfig {
    * How each wait is drawn from the computed delay d (`min(maxMs, initialMs × factor^n)`):
    * `'add'`: uniform in [d, 2d), client-go's (`wait.Jitter(d, 1.0)`): never shorter than d;
    * `'full'`: uniform in [0, d) (the "full jitter" of AWS's backoff article): spreads a crowd over
-   * the widest window, but a first retry can come at once (12.7 % of them within 100 ms of an
-   * 800 ms base); `'none'`: exactly d. Default `'add'`.
+   * the widest window, but a first retry can come at once; `'none'`: exactly d. Default `'add'`.
    */
   jitter?: 'add' | 'full' | 'none';
 }

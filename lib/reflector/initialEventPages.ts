@@ -3,9 +3,9 @@ import type { KubeObject } from '../base/object';
 
 /**
  * A streaming list's initial events, passed on as Replace pages as they arrive, so that they flow
- * into the new store as a paged list's pages do instead of being held until the closing bookmark
- * (100k pods held and applied in one go blocked the event loop for seconds). At most one page of
- * objects is held here.
+ * into the new store as a paged list's pages do instead of being held until the closing bookmark:
+ * a whole list held and applied in one go would block the event loop for as long as it takes to
+ * apply. At most one page of objects is held here.
  */
 
 /** Where the reflector puts a streaming list's initial events. */

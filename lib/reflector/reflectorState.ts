@@ -166,6 +166,11 @@ export function initialContext(streamingList: boolean): ReflectorContext {
   };
 }
 
+/** Failures since the last success: the next watch event means the connection works again (`recovered`). */
+export function isFailing(context: ReflectorContext): boolean {
+  return context.failures !== 0 || context.lastError !== undefined;
+}
+
 /** The health phase a state shows as. */
 export function phaseOf(state: ReflectorState): ReflectorPhase {
   return state.name === 'streamingList' ? 'listing' : state.name;

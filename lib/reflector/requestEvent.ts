@@ -1,10 +1,9 @@
 import type { InformerError } from '../base/errors';
 
 /**
- * What the reflector reports about each request it makes, through `reflect({ onRequest })`: when
- * it opens and when it ends. Metrics are built on these (an informer's `metrics$`); nothing here is
- * made when no `onRequest` is given, and nothing here is per event: a request's items are counted
- * into one number.
+ * What the reflector reports about each request it makes, in its event stream (`reflectorEvents`):
+ * when it opens and when it ends. Metrics are built on these (an informer's `metrics$`). Nothing
+ * here is per event: a request's items are counted into one number.
  */
 
 /** Which request: a list (paged or not), a streaming list, or a watch, from `resourceVersion`. */

@@ -1,12 +1,13 @@
 import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
-import { asyncScheduler, concat, defer, distinctUntilChanged, map, NEVER, type Observable, of, share, switchMap } from 'rxjs';
+import { asyncScheduler, concat, defer, distinctUntilChanged, map, NEVER, type Observable, of, share } from 'rxjs';
 import { checkInformerConfig } from '../informer/checkInformerConfig';
-import { informerName, informerOfDeltas, type Informer, type InformerOptions } from '../informer/informer';
+import { informerName, informerOfRuns, type Informer, type InformerOptions, type ReflectorRuns } from '../informer/informer';
 import { leaderElectionFrom, type LeaderState } from '../leaderElection/leaderElection';
 import { kubeLeaseClient, type LeaseClient } from '../leaderElection/leaseClient';
 import { silentLogger } from '../base/logger';
-import type { Delta } from '../reflector/delta';
-import { reflect, type ReflectConfig } from '../reflector/reflect';
+import { reflectorEvents } from '../reflector/reflect';
+import type { ReflectConfig } from '../reflector/reflectConfig';
+import type { ReflectorEvent } from '../reflector/reflectorEvent';
 import type { Resource } from '../resources/resource';
 import { kubeListerWatcher } from '../sources/kubeListerWatcher';
 import type { ListerWatcher } from '../sources/listerWatcher';
@@ -124,19 +125,19 @@ export function labelShardedInformerFrom<T extends KubeObject = KubeObject>(sour
     logger,
   }).pipe(share());
   const listerWatcher = drainingListerWatcher(sources.listerWatcher, ring.name, sources.acknowledgeDrain, logger);
-  const empty: Observable<Delta<T>> = concat(of<Delta<T>>({ type: 'Replace', items: [], first: true, last: true, resourceVersion: '' }), NEVER);
-  const deltas = (config: ReflectConfig): Observable<Delta<T>> =>
+  const empty: Observable<ReflectorEvent<T>> = concat(of<ReflectorEvent<T>>({ type: 'Replace', items: [], first: true, last: true, resourceVersion: '' }), NEVER);
+  const runs = (config: ReflectConfig): ReflectorRuns<T> =>
     defer(() =>
       lease$.pipe(
         map((state) => state.state === 'leading'),
         distinctUntilChanged(),
-        switchMap((leading) => (leading ? reflect(listerWatcher, config) : empty)),
+        map((leading) => (leading ? reflectorEvents(listerWatcher, config) : empty)),
       ),
     );
   const shardLabel = shardLabelOf(ring.name);
   const drainLabel = drainLabelOf(ring.name);
   return {
-    ...informerOfDeltas(deltas, { ...options, scheduler, logger, name: options.name ?? `sharded#${identity}` }),
+    ...informerOfRuns(runs, { ...options, scheduler, logger, name: options.name ?? `sharded#${identity}` }),
     lease$,
     owns: (object) => object.metadata.labels?.[shardLabel] === identity && object.metadata.labels[drainLabel] === undefined,
   };

@@ -1,12 +1,13 @@
 import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
 import { asyncScheduler, BehaviorSubject, defer, distinctUntilChanged, filter, finalize, map, NEVER, type Observable, of, share, startWith, switchMap, concat, tap } from 'rxjs';
 import { checkInformerConfig } from '../informer/checkInformerConfig';
-import { informerFrom, informerName, informerOfDeltas, type Informer, type InformerOptions } from '../informer/informer';
+import { informerFrom, informerName, informerOfRuns, type Informer, type InformerOptions, type ReflectorRuns } from '../informer/informer';
 import { kubeLeaseClient } from '../leaderElection/leaseClient';
 import type { LeaseClient } from '../leaderElection/leaseClient';
 import { silentLogger } from '../base/logger';
-import type { Delta } from '../reflector/delta';
-import { reflect } from '../reflector/reflect';
+import { reflectorEvents } from '../reflector/reflect';
+import type { ReflectConfig } from '../reflector/reflectConfig';
+import type { ReflectorEvent } from '../reflector/reflectorEvent';
 import { leases, type Lease } from '../resources/builtins';
 import type { Resource } from '../resources/resource';
 import { kubeListerWatcher } from '../sources/kubeListerWatcher';
@@ -236,24 +237,24 @@ export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: 
 
   const bucketOf = (object: KubeObject): number => objectBucket(object, key, count);
 
-  // One reflector per bucket set: a new set relists (the indexer's Replace turns the difference
+  // One reflector run per bucket set: a new set relists (the indexer's Replace turns the difference
   // into adds and deletes), and that Replace carries the handover so the indexer can mark them.
-  const deltas = (reflectConfig: Parameters<typeof reflect>[1]): Observable<Delta<T>> =>
+  const runs = (reflectConfig: ReflectConfig): ReflectorRuns<T> =>
     defer(() => {
       // The buckets the cache holds: those of the last Replace that completed, per subscription.
       let cached: readonly number[] = [];
-      const handOver = (buckets: readonly number[]) => (source: Observable<Delta<T>>): Observable<Delta<T>> => {
+      const handOver = (buckets: readonly number[]) => (source: Observable<ReflectorEvent<T>>): Observable<ReflectorEvent<T>> => {
         const handover = bucketHandover(cached, buckets, bucketOf);
         if (handover === undefined) return source;
         let done = false;
         return source.pipe(
-          map((delta) => {
-            if (done || delta.type !== 'Replace') return delta;
-            if (delta.last) {
+          map((event) => {
+            if (done || event.type !== 'Replace') return event;
+            if (event.last) {
               done = true;
               cached = buckets;
             }
-            return { ...delta, handover };
+            return { ...event, handover };
           }),
         );
       };
@@ -263,14 +264,14 @@ export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: 
         map(() => ownedNow()),
         distinctUntilChanged(sameBuckets),
         switchMap((buckets) => filtering.pipe(map((mode) => ({ buckets, mode })))),
-        switchMap(({ buckets, mode }): Observable<Delta<T>> => {
-          if (buckets.length === 0) return concat(of<Delta<T>>({ type: 'Replace', items: [], first: true, last: true, resourceVersion: '' }), NEVER).pipe(handOver(buckets));
-          return reflect(shardListerWatcher(sources.listerWatcher, { buckets, count, key, filtering: mode, onIgnored }), reflectConfig).pipe(handOver(buckets));
+        map(({ buckets, mode }): Observable<ReflectorEvent<T>> => {
+          if (buckets.length === 0) return concat(of<ReflectorEvent<T>>({ type: 'Replace', items: [], first: true, last: true, resourceVersion: '' }), NEVER).pipe(handOver(buckets));
+          return reflectorEvents(shardListerWatcher(sources.listerWatcher, { buckets, count, key, filtering: mode, onIgnored }), reflectConfig).pipe(handOver(buckets));
         }),
       );
     });
 
-  const informer = informerOfDeltas(deltas, { ...options, name, scheduler, logger });
+  const informer = informerOfRuns(runs, { ...options, name, scheduler, logger });
   return {
     ...informer,
     ownership$,

@@ -3,7 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
 import type { Delta } from '../../lib/reflector/delta';
 import type { Health } from '../../lib/reflector/health';
-import { reflect } from '../../lib/reflector/reflect';
+import { reflectorEvents } from '../../lib/reflector/reflect';
 import type { ReflectConfig } from '../../lib/reflector/reflect';
 import { pods } from '../../lib/resources/builtins';
 import type { Pod } from '../../lib/resources/builtins';
@@ -228,13 +228,12 @@ export class ReflectorProbe {
 
   /** `tap` sees each delta after the ledger has applied it (to act at an exact point of a list). */
   constructor(kubeConfig: KubeConfig, config: ReflectConfig, tap?: (delta: Delta<Pod>, ledger: DeltaLedger) => void) {
-    this.subscription = reflect(kubeListerWatcher(kubeConfig, pods), {
-      ...config,
-      onHealth: (health) => this.health.push(health),
-    }).subscribe({
-      next: (delta) => {
-        this.ledger.apply(delta);
-        tap?.(delta, this.ledger);
+    this.subscription = reflectorEvents(kubeListerWatcher(kubeConfig, pods), config).subscribe({
+      next: (event) => {
+        if (event.type === 'health') return void this.health.push(event.health);
+        if (event.type === 'opened' || event.type === 'ended') return;
+        this.ledger.apply(event);
+        tap?.(event, this.ledger);
       },
       error: (error: unknown) => this.ledger.violations.push(`the delta stream errored: ${String(error)}`),
       complete: () => this.ledger.violations.push('the delta stream completed'),

@@ -2,7 +2,7 @@ import { ReplaySubject, filter, firstValueFrom, take, toArray } from 'rxjs';
 import type { Observable, Subscription } from 'rxjs';
 import type { Delta } from '../../lib/reflector/delta';
 import type { Health } from '../../lib/reflector/health';
-import { reflect } from '../../lib/reflector/reflect';
+import { reflect, reflectorEvents } from '../../lib/reflector/reflect';
 import type { ReflectConfig } from '../../lib/reflector/reflect';
 import { defineResource } from '../../lib/resources/resource';
 import { StatusError } from '../../lib/base/errors';
@@ -33,11 +33,14 @@ describeEachServerVersion('reflect against the loopback API server', (serverVers
   const run = (config: ReflectConfig = {}): Running => {
     const deltas = new ReplaySubject<Delta>();
     const health = new ReplaySubject<Health>();
-    const subscription = reflect(kubeListerWatcher(server.kubeConfig, pods, { namespace: 'default' }), {
-      backoff: fastBackoff,
-      ...config,
-      onHealth: (h) => health.next(h),
-    }).subscribe(deltas);
+    const subscription = reflectorEvents(kubeListerWatcher(server.kubeConfig, pods, { namespace: 'default' }), { backoff: fastBackoff, ...config }).subscribe({
+      next: (event) => {
+        if (event.type === 'health') health.next(event.health);
+        else if (event.type !== 'opened' && event.type !== 'ended') deltas.next(event);
+      },
+      error: (error: unknown) => deltas.error(error),
+      complete: () => deltas.complete(),
+    });
     running = { deltas, health, subscription };
     return running;
   };

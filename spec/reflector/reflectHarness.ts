@@ -3,9 +3,11 @@ import type { SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { RunHelpers } from 'rxjs/testing';
 import type { Delta } from '../../lib/reflector/delta';
-import { reflect } from '../../lib/reflector/reflect';
-import type { ReflectConfig } from '../../lib/reflector/reflect';
+import { reflectorEvents } from '../../lib/reflector/reflect';
+import type { ReflectConfig } from '../../lib/reflector/reflectConfig';
 import type { Health } from '../../lib/reflector/health';
+import type { ReflectorEvent } from '../../lib/reflector/reflectorEvent';
+import type { RequestEvent } from '../../lib/reflector/requestEvent';
 import type { Logger } from '../../lib/base/logger';
 import { NetworkError, StatusError } from '../../lib/base/errors';
 import type { ListOptions, ListPage, ListerWatcher, WatchEvent, WatchOptions } from '../../lib/sources/listerWatcher';
@@ -127,11 +129,6 @@ export function recordingLogger(): Logger & { lines: { level: string; fields: Re
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-/** Collects health reports. */
-export function healthLog(): { reports: Health[]; onHealth: (health: Health) => void } {
-  const reports: Health[] = [];
-  return { reports, onHealth: (health) => void reports.push(health) };
-}
 
 /** Always 0: each backoff wait is its base delay (the low end of [d, 2d)), and timeoutSeconds draws 300. */
 export const zero = (): number => 0;
@@ -143,6 +140,9 @@ export interface Simulation {
   readonly lw: ScriptedListerWatcher;
   readonly deltas: { at: number; delta: Delta }[];
   readonly health: Health[];
+  readonly requests: RequestEvent[];
+  /** Every event in order, deltas and reports alike. */
+  readonly events: ReflectorEvent[];
   readonly log: ReturnType<typeof recordingLogger>['lines'];
   /** Scheduler actions still pending just after the unsubscription (leaked timers). */
   readonly pendingAfterUnsubscribe: number;
@@ -150,25 +150,33 @@ export interface Simulation {
 }
 
 /**
- * Subscribes `reflect` to a scripted ListerWatcher in virtual time, unsubscribes at `until` ms,
- * and returns the calls, deltas (with times), health reports and log lines. Responses are built
- * with the run's `cold` so that their marbles start when the reflector makes the call.
+ * Subscribes `reflectorEvents` to a scripted ListerWatcher in virtual time, unsubscribes at `until`
+ * ms, and returns the calls, deltas (with times), health and request reports and log lines.
+ * Responses are built with the run's `cold` so that their marbles start when the reflector makes
+ * the call.
  */
 export function simulate(
   script: (helpers: RunHelpers) => { lists?: (() => Observable<ListPage>)[]; watches?: (() => Observable<WatchEvent>)[] },
-  options: { until: number; config?: Omit<ReflectConfig, 'scheduler' | 'logger' | 'onHealth'> },
+  options: { until: number; config?: Omit<ReflectConfig, 'scheduler' | 'logger'> },
 ): Simulation {
   const scheduler = newTestScheduler();
   const deltas: { at: number; delta: Delta }[] = [];
-  const health = healthLog();
+  const health: Health[] = [];
+  const requests: RequestEvent[] = [];
+  const events: ReflectorEvent[] = [];
   const logger = recordingLogger();
   let lw: ScriptedListerWatcher | undefined;
   let pendingAfterUnsubscribe = -1;
   let completedOrErrored = false;
   scheduler.run((helpers) => {
     lw = scriptedListerWatcher(scheduler, script(helpers));
-    const subscription = reflect(lw, { random: zero, ...options.config, scheduler, logger, onHealth: health.onHealth }).subscribe({
-      next: (delta) => void deltas.push({ at: scheduler.now(), delta }),
+    const subscription = reflectorEvents(lw, { random: zero, ...options.config, scheduler, logger }).subscribe({
+      next: (event) => {
+        events.push(event);
+        if (event.type === 'health') health.push(event.health);
+        else if (event.type === 'opened' || event.type === 'ended') requests.push(event);
+        else deltas.push({ at: scheduler.now(), delta: event });
+      },
       error: () => (completedOrErrored = true),
       complete: () => (completedOrErrored = true),
     });
@@ -176,5 +184,5 @@ export function simulate(
     scheduler.schedule(() => (pendingAfterUnsubscribe = scheduler.actions.length), options.until + 1);
   });
   if (lw === undefined) throw new Error('unreachable');
-  return { lw, deltas, health: health.reports, log: logger.lines, pendingAfterUnsubscribe, completedOrErrored };
+  return { lw, deltas, health, requests, events, log: logger.lines, pendingAfterUnsubscribe, completedOrErrored };
 }

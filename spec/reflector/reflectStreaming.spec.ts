@@ -100,7 +100,6 @@ describe('reflect: streaming list', () => {
       ['listing', 0, '', 1],
       ['listing', 0, '', 2],
       ['watching', 10, '10', undefined],
-      ['idle', 100, '10', undefined],
     ]);
   });
 
