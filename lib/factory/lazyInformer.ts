@@ -58,7 +58,6 @@ export function lazyInformer(
       informer$: lazy((i) => i.informer$),
       deltas$: lazy((i) => i.deltas$),
       changes$: lazy((i) => i.changes$),
-      events$: lazy((i) => i.changes$),
       synced$: lazy((i) => i.synced$),
       health$: built$.pipe(switchMap((informer) => informer?.health$ ?? of(idle))),
       metrics$: built$.pipe(switchMap((informer) => informer?.metrics$ ?? EMPTY)),

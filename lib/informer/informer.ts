@@ -175,8 +175,6 @@ export interface Informer<T extends KubeObject = KubeObject> {
    * `informer$` (or use `handle()`, which starts with the current cache as adds) for the state.
    */
   readonly changes$: Observable<Change<T>>;
-  /** @deprecated The old name of {@link Informer.changes$} (it emits `Change`s); the same stream. */
-  readonly events$: Observable<Change<T>>;
   /** The first synced snapshot (the initial list applied), then completes. */
   readonly synced$: Observable<Snapshot<T>>;
   /**
@@ -383,7 +381,6 @@ export function informerOfRuns<T extends KubeObject = KubeObject>(runs: (config:
     informer$,
     deltas$,
     changes$,
-    events$: changes$,
     synced$,
     health$: health.health$,
     metrics$: informerMetricEvents(requests.events$, deltaBus),

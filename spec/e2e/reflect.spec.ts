@@ -10,6 +10,7 @@ import { kubeListerWatcher } from '../../lib/sources/kubeListerWatcher';
 import type { KubeObject } from '../../lib/base/object';
 import { serverProfile, startApiServer } from '../../lib/testing';
 import type { ApiServer, ApiServerOptions } from '../../lib/testing';
+import { eventually, within } from '../support/eventually';
 import { describeEachServerVersion } from '../support/serverVersions';
 
 const pods = defineResource({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true });
@@ -44,8 +45,14 @@ describeEachServerVersion('reflect against the loopback API server', (serverVers
     running = { deltas, health, subscription };
     return running;
   };
-  const nth = <T>(source: Observable<T>, predicate: (value: T) => boolean, count = 1): Promise<T[]> =>
-    firstValueFrom(source.pipe(filter(predicate), take(count), toArray()));
+  /** The first `count` values of `source` that match, bounded: past the deadline it names what it waited for and lists what came. */
+  const nth = <T>(source: Observable<T>, predicate: (value: T) => boolean, count = 1): Promise<T[]> => {
+    const seen: T[] = [];
+    const collecting = source.subscribe((value) => seen.push(value));
+    return within(firstValueFrom(source.pipe(filter(predicate), take(count), toArray())), 10_000, `${count} value(s) matching ${predicate.toString()}`, () => seen).finally(() =>
+      collecting.unsubscribe(),
+    );
+  };
   const watchQueries = () => server.requests.entries.filter((entry) => entry.verb === 'watch').map((entry) => entry.query);
   const listQueries = () => server.requests.entries.filter((entry) => entry.verb === 'list').map((entry) => entry.query);
 
@@ -64,7 +71,7 @@ describeEachServerVersion('reflect against the loopback API server', (serverVers
     expect(replace).toMatchObject({ first: true, last: true, resourceVersion: server.store.resourceVersion });
     expect(replace?.type === 'Replace' && replace.items.map((p) => p.metadata.name).sort()).toEqual(['a', 'b']);
     const listRv = server.store.resourceVersion;
-    await waitFor(() => watchQueries().length === 1);
+    await eventually(() => expect(watchQueries()).toHaveLength(1));
     server.store.create(pods, pod('c'));
     server.store.update(pods, { ...pod('c'), metadata: { ...pod('c').metadata, labels: { x: 'y' } } });
     server.store.delete(pods, 'default', 'c');
@@ -85,7 +92,7 @@ describeEachServerVersion('reflect against the loopback API server', (serverVers
     const { deltas } = run({ streamingList: false });
     await nth(deltas, (d) => d.type === 'Replace');
     const listRv = server.store.resourceVersion;
-    await waitFor(() => watchQueries().length === 1);
+    await eventually(() => expect(watchQueries()).toHaveLength(1));
     const created = server.store.create(pods, pod('b'));
     const [relist] = await nth(deltas, (d) => d.type === 'Replace', 2).then((all) => all.slice(1));
     expect(relist?.type === 'Replace' && relist.items.map((p) => p.metadata.name).sort()).toEqual(['a', 'b']);
@@ -147,7 +154,7 @@ describe('reflect against an API server that pages a list at "0" (its watch cach
     const server = await startApiServer();
     for (let i = 0; i < 5; i++) server.store.create(pods, pod(`p${i}`));
     const replaces = reflect(kubeListerWatcher(server.kubeConfig, pods, { namespace: 'default' }), { backoff: fastBackoff, pageSize: 2, streamingList: false });
-    const pages = await firstValueFrom(replaces.pipe(filter((d) => d.type === 'Replace'), take(3), toArray())).finally(() => server.close());
+    const pages = await within(firstValueFrom(replaces.pipe(filter((d) => d.type === 'Replace'), take(3), toArray())), 10_000, 'three Replace pages').finally(() => server.close());
     expect(pages.map((d) => d.type === 'Replace' && [d.items.length, d.first, d.last])).toEqual([
       [2, true, false],
       [2, false, false],
@@ -155,12 +162,3 @@ describe('reflect against an API server that pages a list at "0" (its watch cach
     ]);
   });
 });
-
-/** Polls a condition on the event loop (for request-log checks, which have no event to await). */
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}

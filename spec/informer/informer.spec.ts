@@ -11,6 +11,7 @@ import type { Change } from '../../lib/store/change';
 import { labelIndex } from '../../lib/store/indexers';
 import type { KubeObject } from '../../lib/base/object';
 import type { Snapshot } from '../../lib/store/snapshot';
+import { within } from '../support/eventually';
 import { fakeListerWatcher, pod } from './informerFixtures';
 
 /** A scheduler for timers that never fire unless a test flushes it: no real timers left behind. */
@@ -25,11 +26,6 @@ describe('informerFrom', () => {
     expect(lw.watches).toHaveLength(1);
     expect(lw.openWatches()).toBe(1);
     subscriptions.forEach((s) => s.unsubscribe());
-  });
-
-  it('keeps events$ as the deprecated name of changes$: one stream, not a second watch', () => {
-    const informer = informerFrom(fakeListerWatcher([pod('a', '1')]), { scheduler: virtual() });
-    expect(informer.events$).toBe(informer.changes$);
   });
 
   it('passes the watch timeout range to every watch it opens', () => {
@@ -99,7 +95,7 @@ describe('informerFrom', () => {
       const scheduler = virtual();
       const lw = fakeListerWatcher([pod('a', '1')]);
       const informer = informerFrom(lw, { scheduler });
-      const [synced] = await waitForSync([informer], { scheduler });
+      const [synced] = await within(waitForSync([informer], { scheduler }), 5_000, 'the informer to sync');
       let replayed: Snapshot | undefined;
       const running = informer.informer$.subscribe((snapshot) => (replayed ??= snapshot));
       scheduler.flush();

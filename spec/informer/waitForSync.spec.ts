@@ -6,6 +6,7 @@ import type { ListerWatcher } from '../../lib/sources/listerWatcher';
 import type { KubeObject } from '../../lib/base/object';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { InformerStoppedError, SyncTimeoutError, waitForSync } from '../../lib/informer/waitForSync';
+import { within } from '../support/eventually';
 import { fakeListerWatcher, pod } from './informerFixtures';
 
 const forbidden = new StatusError({ kind: 'Status', apiVersion: 'v1', code: 403, reason: 'Forbidden', message: 'pods is forbidden' });
@@ -28,7 +29,8 @@ async function settle<V>(promise: Promise<V>, scheduler: TestScheduler): Promise
     (error: unknown) => void (outcome.error = error),
   );
   scheduler.flush();
-  await done;
+  // The virtual scheduler has run everything due: a promise still pending now never settles.
+  await within(done, 5_000, 'waitForSync to settle once the virtual scheduler has run everything due');
   return outcome;
 }
 
@@ -38,7 +40,7 @@ describe('waitForSync', () => {
     const podInformer = informerFrom(fakeListerWatcher([pod('a', '1'), pod('b', '1')]), { scheduler, name: 'pods' });
     const widgets = fakeListerWatcher([{ metadata: { name: 'w', resourceVersion: '1' }, spec: { size: 3 } } as Labelled]) as unknown as ListerWatcher<Labelled>;
     const widgetInformer: Informer<Labelled> = informerFrom(widgets, { scheduler });
-    const [pods, widgetSnapshot] = await waitForSync([podInformer, widgetInformer], { scheduler });
+    const [pods, widgetSnapshot] = await within(waitForSync([podInformer, widgetInformer], { scheduler }), 5_000, 'both informers to sync');
     const typed: Snapshot<Labelled> = widgetSnapshot;
     expect(pods.size).toBe(2);
     expect(typed.get('w')?.spec.size).toBe(3);
@@ -127,10 +129,10 @@ describe('waitForSync', () => {
     const scheduler = virtualScheduler();
     const stub = (name: string, synced$: Observable<Snapshot>): Informer => ({ ...informerFrom(fakeListerWatcher(), { scheduler, name }), synced$ });
     const broken = new Error('cache failed');
-    const stopped = await waitForSync([stub('pods', EMPTY)]).catch((e: unknown) => e);
+    const stopped = await within(waitForSync([stub('pods', EMPTY)]), 5_000, 'waitForSync to reject for an informer that stopped').catch((e: unknown) => e);
     expect(stopped).toBeInstanceOf(InformerStoppedError);
     expect(stopped).toMatchObject({ kind: 'stopped', informer: 'pods', message: 'pods stopped before it synced' });
-    const failed = await waitForSync([stub('widgets', throwError(() => broken))]).catch((e: unknown) => e);
+    const failed = await within(waitForSync([stub('widgets', throwError(() => broken))]), 5_000, 'waitForSync to reject for an informer that failed').catch((e: unknown) => e);
     expect(failed).toMatchObject({ informer: 'widgets', message: 'widgets stopped before it synced: cache failed', cause: broken });
   });
 
@@ -148,7 +150,7 @@ describe('waitForSync', () => {
   it('lets go of the informers it started once settled (they stop after their grace period)', async () => {
     const scheduler = virtualScheduler();
     const lw = fakeListerWatcher([pod('a', '1')]);
-    await waitForSync([informerFrom(lw, { scheduler })], { scheduler });
+    await within(waitForSync([informerFrom(lw, { scheduler })], { scheduler }), 5_000, 'the informer to sync');
     scheduler.flush();
     expect(lw.openWatches()).toBe(0);
   });

@@ -6,7 +6,7 @@ import { createChurn, startApiServer, type ApiServer } from '../../lib/testing';
 import { hashString } from '../../lib/testing/random';
 import { changedKeys } from '../../lib/workqueue/changedKeys';
 import { reconcile, type QueueStats } from '../../lib/workqueue/reconcile';
-import { until } from '../support/until';
+import { eventually } from '../support/eventually';
 import { describeEachServerVersion } from '../support/serverVersions';
 
 /**
@@ -74,11 +74,15 @@ describeEachServerVersion('reconcile() over an informer against the loopback ser
     }
     const final = server.store.list(pods);
     const finalVersions = new Map(final.map((pod) => [`${pod.metadata.namespace}/${pod.metadata.name}`, pod.metadata.resourceVersion!]));
-    const settled = (): boolean =>
-      latest?.resourceVersion === server.store.resourceVersion &&
-      queue !== undefined && queue.depth === 0 && queue.inFlight === 0 && queue.waiting === 0 &&
-      [...finalVersions].every(([key, version]) => seen.get(key) === version);
-    await until(settled, 20_000);
+    // Settled: the cache at the server's version, the queue drained, every key reconciled at its final version.
+    await eventually(
+      () => {
+        expect(latest?.resourceVersion).toBe(server.store.resourceVersion);
+        expect(queue).toMatchObject({ depth: 0, inFlight: 0, waiting: 0 });
+        expect([...finalVersions].filter(([key, version]) => seen.get(key) !== version).map(([key, version]) => ({ key, want: version, seen: seen.get(key) }))).toEqual([]);
+      },
+      { timeoutMs: 15_000 },
+    );
 
     expect(overlaps).toEqual([]);
     expect(failures).toBeGreaterThan(0);
