@@ -252,7 +252,7 @@ export function informer<T extends KubeObject>(kubeConfig: KubeConfig, resource:
  * ## Example
  * ```ts
  * import { of, NEVER } from 'rxjs';
- * import { informerFrom, type ListerWatcher } from 'rx-informer';
+ * import { informerFrom, type ListerWatcher } from 'rx-informer/pipeline';
  *
  * const fixed: ListerWatcher = {
  *   list: () => of({ items: [{ metadata: { name: 'a', resourceVersion: '1' } }], resourceVersion: '1', last: true, remainingItemCount: undefined }),

@@ -44,7 +44,7 @@ export type { LeaderElectionOptions } from './electionConfig';
  * ```ts
  * import type { KubeConfig } from '@kubernetes/client-node';
  * import { hostname } from 'node:os';
- * import { leaderElection } from 'rx-informer';
+ * import { leaderElection } from 'rx-informer/leader-election';
  *
  * declare const kubeConfig: KubeConfig;
  * leaderElection(kubeConfig, { namespace: 'shop', name: 'config-controller', identity: hostname() }).subscribe((state) => {
@@ -72,7 +72,7 @@ export function leaderElection(kubeConfig: KubeConfig, options: LeaderElectionOp
  * ## Example
  * ```ts
  * import type { KubeConfig } from '@kubernetes/client-node';
- * import { kubeLeaseClient, leaderElectionFrom } from 'rx-informer';
+ * import { kubeLeaseClient, leaderElectionFrom } from 'rx-informer/leader-election';
  *
  * declare const kubeConfig: KubeConfig;
  * const leases = kubeLeaseClient(kubeConfig);

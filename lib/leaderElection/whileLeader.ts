@@ -28,7 +28,9 @@ import type { LeaderState } from './elector';
  * ## Example
  * ```ts
  * import type { KubeConfig } from '@kubernetes/client-node';
- * import { changedKeys, leaderElection, reconcile, whileLeader, type Deployment, type Informer } from 'rx-informer';
+ * import { changedKeys, reconcile } from 'rx-informer/workqueue';
+ * import { leaderElection, whileLeader } from 'rx-informer/leader-election';
+ * import type { Deployment, Informer } from 'rx-informer';
  *
  * declare const kubeConfig: KubeConfig;
  * declare const deploymentInformer: Informer<Deployment>;

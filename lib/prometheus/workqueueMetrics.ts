@@ -121,8 +121,9 @@ function workqueueMetricsIn(registry: MetricsRegistry) {
  * ## Example
  * ```ts
  * import { Registry } from 'prom-client';
- * import { reconcile, type Informer } from 'rx-informer';
- * import { changedKeys } from 'rx-informer';
+ * import { reconcile } from 'rx-informer/workqueue';
+ * import type { Informer } from 'rx-informer';
+ * import { changedKeys } from 'rx-informer/workqueue';
  * import { registerWorkqueueMetrics } from 'rx-informer/prometheus';
  *
  * declare const deploymentInformer: Informer;

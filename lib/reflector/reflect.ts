@@ -51,8 +51,8 @@ export type { ReflectConfig } from './reflectConfig';
  *
  * ## Example
  * ```ts
- * import { reflectorEvents } from 'rx-informer';
- * import type { ListerWatcher } from 'rx-informer';
+ * import { reflectorEvents } from 'rx-informer/pipeline';
+ * import type { ListerWatcher } from 'rx-informer/pipeline';
  *
  * declare const pods: ListerWatcher;
  * const subscription = reflectorEvents(pods, { name: 'pods' }).subscribe((event) => {
@@ -79,8 +79,8 @@ export function reflectorEvents<T extends KubeObject = KubeObject>(listerWatcher
  *
  * ## Example
  * ```ts
- * import { reflect } from 'rx-informer';
- * import type { ListerWatcher } from 'rx-informer';
+ * import { reflect } from 'rx-informer/pipeline';
+ * import type { ListerWatcher } from 'rx-informer/pipeline';
  *
  * declare const pods: ListerWatcher;
  * const subscription = reflect(pods, { name: 'pods' }).subscribe((delta) => console.log(delta.type));

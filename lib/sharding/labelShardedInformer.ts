@@ -57,7 +57,8 @@ export interface LabelShardSources<T extends KubeObject> {
  * ## Example
  * ```ts
  * import type { KubeConfig } from '@kubernetes/client-node';
- * import { configMaps, labelShardedInformer } from 'rx-informer';
+ * import { configMaps } from 'rx-informer';
+ * import { labelShardedInformer } from 'rx-informer/sharding';
  *
  * declare const kubeConfig: KubeConfig;
  * const shard = labelShardedInformer(kubeConfig, configMaps, { ring: { name: 'example', namespace: 'sharding-system' }, identity: 'example-0' });
@@ -91,7 +92,8 @@ export function labelShardedInformer<T extends KubeObject = KubeObject>(kubeConf
  * ## Example
  * ```ts
  * import { asyncScheduler, EMPTY } from 'rxjs';
- * import { configMaps, labelShardedInformerFrom } from 'rx-informer';
+ * import { configMaps } from 'rx-informer';
+ * import { labelShardedInformerFrom } from 'rx-informer/sharding';
  * import { createClusterStore, storeLeaseClient, storeListerWatcher } from 'rx-informer/testing';
  *
  * const store = createClusterStore();

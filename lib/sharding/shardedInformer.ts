@@ -105,7 +105,8 @@ export interface ShardSources<T extends KubeObject> {
  * ## Example
  * ```ts
  * import { KubeConfig } from '@kubernetes/client-node';
- * import { pods, shardedInformer } from 'rx-informer';
+ * import { pods } from 'rx-informer';
+ * import { shardedInformer } from 'rx-informer/sharding';
  *
  * const kubeConfig = new KubeConfig();
  * kubeConfig.loadFromDefault();
@@ -129,7 +130,8 @@ export function shardedInformer<T extends KubeObject = KubeObject>(kubeConfig: K
  * ## Example
  * ```ts
  * import type { KubeConfig } from '@kubernetes/client-node';
- * import { configMaps, shardedInformer } from 'rx-informer';
+ * import { configMaps } from 'rx-informer';
+ * import { shardedInformer } from 'rx-informer/sharding';
  *
  * declare const kubeConfig: KubeConfig;
  * const shard = shardedInformer(kubeConfig, configMaps, { mode: 'label', ring: { name: 'example', namespace: 'sharding-system' }, identity: 'example-0' });
@@ -180,7 +182,8 @@ export function shardedInformer<T extends KubeObject = KubeObject>(
  *
  * ## Example
  * ```ts
- * import { pods, shardedInformerFrom } from 'rx-informer';
+ * import { pods } from 'rx-informer';
+ * import { shardedInformerFrom } from 'rx-informer/sharding';
  * import { createClusterStore, storeLeaseClient, storeListerWatcher } from 'rx-informer/testing';
  * import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
  *

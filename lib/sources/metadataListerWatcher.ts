@@ -27,7 +27,8 @@ import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, toPartialObjectMetadata, type Me
  *
  * ## Example
  * ```ts
- * import { informerFrom, metadataListerWatcher, pods } from 'rx-informer';
+ * import { informerFrom, metadataListerWatcher } from 'rx-informer/pipeline';
+ * import { pods } from 'rx-informer';
  *
  * const podMetadata = metadataListerWatcher(kubeConfig, pods, { namespace: 'default' });
  * informerFrom(podMetadata, { name: 'pod metadata' }).informer$.subscribe((snapshot) => console.log(snapshot.size));

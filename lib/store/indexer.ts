@@ -56,7 +56,8 @@ import type { Snapshot } from './snapshot';
  *
  * ## Example
  * ```ts
- * import { indexer, dropManagedFields, labelIndex, namespaceIndex, NAMESPACE_INDEX } from 'rx-informer';
+ * import { indexer } from 'rx-informer/pipeline';
+ * import { dropManagedFields, labelIndex, namespaceIndex, NAMESPACE_INDEX } from 'rx-informer';
  *
  * const snapshots$ = deltas$.pipe(
  *   indexer({ indexers: { [NAMESPACE_INDEX]: namespaceIndex, app: labelIndex('app') }, transform: dropManagedFields }),

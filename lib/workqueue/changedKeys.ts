@@ -40,7 +40,8 @@ export interface ChangedKeysOptions<T extends KubeObject = KubeObject> {
  * ## Example
  * ```ts
  * import { merge } from 'rxjs';
- * import { changedKeys, reconcile, type ConfigMap, type Deployment, type Informer } from 'rx-informer';
+ * import { changedKeys, reconcile } from 'rx-informer/workqueue';
+ * import type { ConfigMap, Deployment, Informer } from 'rx-informer';
  *
  * declare const deploymentInformer: Informer<Deployment>;
  * declare const configMapInformer: Informer<ConfigMap>;

@@ -75,7 +75,8 @@ export interface ReconcileOptions {
  * ## Example
  * ```ts
  * import { filter } from 'rxjs';
- * import { changedKeys, reconcile, requeueAfter, type Deployment, type Informer, type Snapshot } from 'rx-informer';
+ * import { changedKeys, reconcile, requeueAfter } from 'rx-informer/workqueue';
+ * import type { Deployment, Informer, Snapshot } from 'rx-informer';
  *
  * declare const deploymentInformer: Informer<Deployment>;
  * declare const latest: () => Snapshot<Deployment>;

@@ -17,7 +17,7 @@ export type ReconcileOutcome = ReconcileResult | undefined | void;
  *
  * ## Example
  * ```ts
- * import { requeueAfter } from 'rx-informer';
+ * import { requeueAfter } from 'rx-informer/workqueue';
  *
  * const checkAgainInAMinute = requeueAfter(60_000); // { requeueAfter: 60000 }
  * ```
