@@ -99,12 +99,12 @@ export async function main(kubeConfig: KubeConfig, options: TeamNamespacesOption
     election = leaderElection(kubeConfig, { namespace: options.leaseNamespace ?? 'default', name: 'team-namespaces', identity, logger, ...options.timings })
       .pipe(whileLeader(work$))
       .subscribe((event) => {
-        if ('state' in event) {
-          if (event.state === 'leading') log('leading');
-          else if (event.state === 'following') log(`following ${event.holder ?? '(nobody)'}`);
-          else log(`lost the lease (${event.reason})`);
-        } else if (event.type === 'failed') {
-          log(`retrying ${event.key} in ${event.retryIn} ms: ${event.error instanceof Error ? event.error.message : String(event.error)}`);
+        if (event.type === 'leading') log('leading');
+        else if (event.type === 'following') log(`following ${event.holder ?? '(nobody)'}`);
+        else if (event.type === 'lost') log(`lost the lease (${event.reason})`);
+        else if (event.type === 'work' && event.value.type === 'failed') {
+          const { key, retryIn, error } = event.value;
+          log(`retrying ${key} in ${retryIn} ms: ${error instanceof Error ? error.message : String(error)}`);
         }
       });
 
