@@ -39,7 +39,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
  * ```ts
  * import type { KubeConfig } from '@kubernetes/client-node';
  * import { firstValueFrom } from 'rxjs';
- * import { kubeLeaseClient } from 'rx-informer';
+ * import { kubeLeaseClient } from 'rx-informer/leader-election';
  *
  * declare const kubeConfig: KubeConfig;
  * async function schedulerLeader(): Promise<string | undefined> {

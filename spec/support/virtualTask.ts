@@ -10,6 +10,8 @@ import type { SchedulerLike, Subscription } from 'rxjs';
 export interface VirtualTask extends PromiseLike<undefined> {
   /** Whether it is still running. */
   readonly running: boolean;
+  /** Ends it now without settling, as a process that dies ends its work: nobody hears of it. */
+  kill(): void;
 }
 
 export interface VirtualTaskOptions {
@@ -48,6 +50,14 @@ export function virtualTask(scheduler: SchedulerLike, options: VirtualTaskOption
   const task: VirtualTask = {
     get running() {
       return outcome === undefined;
+    },
+    kill() {
+      if (outcome !== undefined) return;
+      outcome = { done: false, reason: new Error('killed') };
+      callbacks.length = 0;
+      timer.unsubscribe();
+      abortTimer?.unsubscribe();
+      signal?.removeEventListener('abort', onAbort);
     },
     then<A = undefined, B = never>(onDone?: ((value: undefined) => A | PromiseLike<A>) | null, onFailed?: ((reason: unknown) => B | PromiseLike<B>) | null): PromiseLike<A | B> {
       const callback = { onDone: onDone ?? undefined, onFailed: onFailed ?? undefined };
