@@ -3,8 +3,9 @@
  * ConfigMap `team` holding `{ team: <name> }`; when the label goes, so does the ConfigMap.
  *
  * - Run several replicas: they elect a leader on a Lease (`leaderElection`). Every replica keeps
- *   its caches warm; only the leader reconciles (`whileLeader`), and when it stops, it releases
- *   the Lease so another takes over within a retry period (within the lease duration if it dies).
+ *   its caches warm; only the leader reconciles (`whileLeader`), and when it stops, it lets its
+ *   running reconciles finish, then releases the Lease, so another takes over within a retry
+ *   period of that (within the lease duration if it dies), never while one still runs.
  * - `changedKeys` turns both informers into keys (a ConfigMap stands for its namespace);
  *   `reconcile` keeps one entry per key, never works on one namespace twice at once, and retries
  *   a failed reconcile with backoff (5 ms doubling per failure, 10 per second overall).
@@ -30,7 +31,7 @@ import {
 } from 'rx-informer';
 import { changedKeys, reconcile } from 'rx-informer/workqueue';
 import { leaderElection, whileLeader, type LeaderElectionOptions } from 'rx-informer/leader-election';
-import { aborted, KubeApiError, kubeJson } from './kubeApi';
+import { KubeApiError, kubeJson } from './kubeApi';
 
 /** The label a Namespace carries to get a team ConfigMap. */
 export const TEAM_LABEL = 'team';
@@ -51,7 +52,7 @@ export interface TeamNamespacesOptions {
   readonly resyncPeriod?: number;
   /** How long to wait for the first lists. Default 30 000 ms. */
   readonly syncTimeout?: number;
-  /** Stops the replica; `main` resolves once its work has stopped and the Lease is let go. */
+  /** Stops the replica; `main` resolves once its reconciles have settled and the Lease is let go. */
   readonly signal?: AbortSignal;
   /** Where progress lines go. Default `console.log`. */
   readonly log?: (line: string) => void;
@@ -84,33 +85,46 @@ export async function main(kubeConfig: KubeConfig, options: TeamNamespacesOption
       namespaceInformer.informer$.pipe(changedKeys({ resyncPeriod: options.resyncPeriod ?? 600_000 })),
       configMapInformer.informer$.pipe(changedKeys({ keysOf: (configMap: ConfigMap) => [configMap.metadata.namespace ?? ''] })),
     );
-    const work$ = keys$.pipe(
-      reconcile(
-        async (key) => {
-          // Read the latest caches when the work starts, not the state an event carried.
-          const outcome = await reconcileNamespace(kubeConfig, namespacesNow?.get(key), configMapsNow?.get(`${key}/${CONFIG_MAP}`), key);
-          if (outcome !== undefined) log(`${outcome} ${CONFIG_MAP} in ${key}`);
-        },
-        { concurrency: 2, logger, name: 'team-namespaces' },
-      ),
-    );
-
+    // Only the leader reconciles. Each term's queue gets the term's signal: when the term ends
+    // (the Lease is lost, or this replica stops), running reconciles finish and the queue
+    // completes, and only then does another replica get the Lease.
     const identity = options.identity ?? `${hostname()}-${process.pid}`;
-    election = leaderElection(kubeConfig, { namespace: options.leaseNamespace ?? 'default', name: 'team-namespaces', identity, logger, ...options.timings })
-      .pipe(whileLeader(work$))
-      .subscribe((event) => {
-        if ('state' in event) {
-          if (event.state === 'leading') log('leading');
-          else if (event.state === 'following') log(`following ${event.holder ?? '(nobody)'}`);
-          else log(`lost the lease (${event.reason})`);
-        } else if (event.type === 'failed') {
-          log(`retrying ${event.key} in ${event.retryIn} ms: ${event.error instanceof Error ? event.error.message : String(event.error)}`);
-        }
-      });
-
-    await aborted(options.signal);
+    await new Promise<void>((resolve, reject) => {
+      election = leaderElection(kubeConfig, { namespace: options.leaseNamespace ?? 'default', name: 'team-namespaces', identity, logger, ...options.timings })
+        .pipe(
+          whileLeader(
+            ({ signal }) =>
+              keys$.pipe(
+                reconcile(
+                  async (key) => {
+                    // Read the latest caches when the work starts, not the state an event carried.
+                    const outcome = await reconcileNamespace(kubeConfig, namespacesNow?.get(key), configMapsNow?.get(`${key}/${CONFIG_MAP}`), key);
+                    if (outcome !== undefined) log(`${outcome} ${CONFIG_MAP} in ${key}`);
+                  },
+                  { concurrency: 2, logger, name: 'team-namespaces', signal },
+                ),
+              ),
+            { signal: options.signal, logger },
+          ),
+        )
+        .subscribe({
+          next: (event) => {
+            if (event.type === 'leading') log('leading');
+            else if (event.type === 'following') log(`following ${event.holder ?? '(nobody)'}`);
+            else if (event.type === 'lost') log(`lost the lease (${event.reason})`);
+            else if (event.type === 'stopped') log(`work settled${event.settled ? '' : ' (not in time: the lease is left to expire)'}`);
+            else if (event.value.type === 'failed') {
+              const { key, retryIn, error } = event.value;
+              log(`retrying ${key} in ${retryIn} ms: ${error instanceof Error ? error.message : String(error)}`);
+            }
+          },
+          // After `stopped`: the work has settled and the Lease is being released.
+          complete: resolve,
+          error: reject,
+        });
+    });
   } finally {
-    // The work stops first, then the election lets the Lease go, then the caches.
+    // Already ended after a stop; on a failure, unsubscribing stops the work, then lets the Lease go.
     election?.unsubscribe();
     caches.unsubscribe();
     log('stopped');

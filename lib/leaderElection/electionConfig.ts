@@ -56,6 +56,22 @@ export interface LeaderElectionOptions {
 export type ElectionConfig = Required<Omit<LeaderElectionOptions, 'labels'>> & Pick<LeaderElectionOptions, 'labels'>;
 
 /**
+ * The check leader election adds to client-go's: a leader stops leading at most `retryPeriod +
+ * renewDeadline` after it sent its last successful renewal, and others take over no earlier than
+ * `leaseDuration` after they saw it, so `leaseDuration` must exceed the sum or two candidates may
+ * lead at once with nothing paused or skewed. (Ring members hand buckets over on two lease
+ * durations and need not pass it.)
+ *
+ * @throws RangeError unless leaseDuration > renewDeadline + retryPeriod.
+ */
+export function checkLeaderMargin(config: Pick<ElectionConfig, 'leaseDuration' | 'renewDeadline' | 'retryPeriod'>): void {
+  const { leaseDuration, renewDeadline, retryPeriod } = config;
+  if (leaseDuration <= renewDeadline + retryPeriod) {
+    throw new RangeError(`leaseDuration (${leaseDuration}) must be greater than renewDeadline + retryPeriod (${renewDeadline + retryPeriod}): a leader stops that long after its last renewal`);
+  }
+}
+
+/**
  * Fills in the defaults and makes client-go's checks.
  *
  * @throws TypeError when `namespace`, `name` or `identity` is empty.

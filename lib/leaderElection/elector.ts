@@ -32,13 +32,28 @@ export type LeaderState =
   /**
    * This candidate stopped leading: renewals kept failing until the renew deadline (`error` is
    * the last failure), or another holder was seen (`'taken'`). It campaigns again at once.
+   * `stopWithin` (ms) is how long work done as leader may still run: until the earliest instant
+   * another candidate can acquire the Lease (its last renewal was sent `leaseDuration` before
+   * then), as long as the clocks run at the same rate; 0 when another holder was seen.
    */
-  | { readonly state: 'lost'; readonly reason: 'renew-deadline' | 'taken'; readonly error: unknown };
+  | { readonly state: 'lost'; readonly reason: 'renew-deadline' | 'taken'; readonly error: unknown; readonly stopWithin: number };
 
 /** The result of one try: won (acquired or renewed), someone else holds a valid Lease, or failed. */
 type TryOutcome = 'won' | 'held' | 'failed';
 
 const NOT_REPORTED = Symbol('not reported');
+
+/** The elector that emitted each `leading` state: whileLeader reaches it through the state. */
+const electorOf = new WeakMap<LeaderState, Elector>();
+
+/**
+ * Keeps the election that emitted `leading` from releasing its Lease when its subscription ends
+ * (the Lease then expires): `whileLeader` asks for it when work done under that Lease did not
+ * stop. States not emitted by an elector (a hand-made leader$) are ignored.
+ */
+export function withholdRelease(leading: LeaderState): void {
+  electorOf.get(leading)?.withholdRelease();
+}
 
 export class Elector {
   /** The record as last seen or written (client-go's observedRecord), and when it last changed. */
@@ -53,6 +68,7 @@ export class Elector {
   private reported: string | undefined | typeof NOT_REPORTED = NOT_REPORTED;
   private leading = false;
   private stopped = false;
+  private releaseWithheld = false;
   private readonly work = new PendingWork();
   private deadline: Subscription | undefined;
 
@@ -66,11 +82,23 @@ export class Elector {
     this.acquire();
   }
 
+  /**
+   * Keeps {@link stop} from releasing the Lease: it then expires `leaseDuration` after its last
+   * renewal, which gives work that would not stop that long before another candidate can lead.
+   */
+  withholdRelease(): void {
+    this.releaseWithheld = true;
+  }
+
   /** Ends the run: cancels every timer and request, and releases the Lease if configured and held. */
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
     this.cancelAll();
+    if (this.releaseWithheld && this.isLeader()) {
+      this.config.logger.warn({ lease: this.describe() }, 'not releasing the lease (work done as leader did not stop): it expires after leaseDuration');
+      return;
+    }
     if (this.config.releaseOnUnsubscribe && this.isLeader()) {
       // Runs on after the subscription, bounded by the renew deadline, as client-go's release.
       this.release().subscribe({ error: (error: unknown) => this.config.logger.warn({ lease: this.describe(), error: messageOf(error) }, 'releasing the lease failed') });
@@ -95,7 +123,9 @@ export class Elector {
     this.armDeadline();
     const since = this.config.scheduler.now();
     this.config.logger.info({ lease: this.describe(), identity: this.config.identity }, 'acquired the lease');
-    this.subscriber.next({ state: 'leading', since, transitions: this.observed?.leaseTransitions ?? 0 });
+    const leading: LeaderState = { state: 'leading', since, transitions: this.observed?.leaseTransitions ?? 0 };
+    electorOf.set(leading, this);
+    this.subscriber.next(leading);
     this.after(this.config.retryPeriod, () => this.renew());
   }
 
@@ -125,8 +155,10 @@ export class Elector {
     this.cancelAll();
     this.leading = false;
     const error = reason === 'taken' ? undefined : this.lastError;
+    // Others count leaseDuration from when they saw the last renewal, which was after it was sent.
+    const stopWithin = reason === 'taken' ? 0 : Math.max(0, this.lastWriteSentAt + this.config.leaseDuration - this.config.scheduler.now());
     this.config.logger.warn({ lease: this.describe(), reason, error: error === undefined ? undefined : messageOf(error) }, 'lost the lease');
-    this.subscriber.next({ state: 'lost', reason, error });
+    this.subscriber.next({ state: 'lost', reason, error, stopWithin });
     if (!this.stopped) this.acquire();
   }
 

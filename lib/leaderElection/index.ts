@@ -9,5 +9,6 @@ export { leaderElection, leaderElectionFrom } from './leaderElection';
 export type { LeaderElectionOptions } from './electionConfig';
 export type { LeaderState } from './elector';
 export { whileLeader } from './whileLeader';
+export type { LeaderTerm, LeaderWork, WhileLeaderEvent, WhileLeaderOptions, WhileLeaderStopReason } from './whileLeader';
 export { kubeLeaseClient } from './leaseClient';
 export type { LeaseClient } from './leaseClient';

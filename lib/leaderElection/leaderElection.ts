@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Observable } from 'rxjs';
-import { resolveElectionConfig, type LeaderElectionOptions } from './electionConfig';
+import { checkLeaderMargin, resolveElectionConfig, type LeaderElectionOptions } from './electionConfig';
 import { Elector, type LeaderState } from './elector';
 import { kubeLeaseClient, type LeaseClient } from './leaseClient';
 
@@ -36,8 +36,11 @@ export type { LeaderElectionOptions } from './electionConfig';
  * every candidate's clock runs at the same rate and the process is not paused for longer than
  * the margin `leaseDuration − renewDeadline − retryPeriod` (3 s at the defaults): the leader
  * stops by `retryPeriod + renewDeadline` after its last successful renewal was sent, others wait
- * `leaseDuration` after they saw it. There is no fencing (as in client-go): work must be
- * idempotent, and should stop when `lost` arrives ({@link whileLeader} does that). One request
+ * `leaseDuration` after they saw it; so `leaseDuration` must exceed `renewDeadline +
+ * retryPeriod`, which is checked (client-go checks only `leaseDuration > renewDeadline`). `lost`
+ * carries what is left of the margin (`stopWithin`). There is no fencing (as in client-go): work
+ * must be idempotent, and must stop within `stopWithin` of `lost` ({@link whileLeader} tells it
+ * to, waits for it, and releases the Lease on a stop only once it has). One request
  * (two when a renewal's cached version is stale) every `retryPeriod` per candidate.
  *
  * ## Example
@@ -59,7 +62,8 @@ export type { LeaderElectionOptions } from './electionConfig';
  *   15 s lease, 10 s renew deadline, 2 s retry period).
  * @returns a cold Observable of {@link LeaderState}s that never completes or errors.
  * @throws TypeError for an empty namespace, name or identity, RangeError for timings that break
- *   leaseDuration > renewDeadline > 1.2 × retryPeriod (checked when called, not on subscription).
+ *   leaseDuration > renewDeadline > 1.2 × retryPeriod or leaseDuration > renewDeadline +
+ *   retryPeriod (checked when called, not on subscription).
  */
 export function leaderElection(kubeConfig: KubeConfig, options: LeaderElectionOptions): Observable<LeaderState> {
   return leaderElectionFrom(kubeLeaseClient(kubeConfig), options);
@@ -86,6 +90,7 @@ export function leaderElection(kubeConfig: KubeConfig, options: LeaderElectionOp
  */
 export function leaderElectionFrom(client: LeaseClient, options: LeaderElectionOptions): Observable<LeaderState> {
   const config = resolveElectionConfig(options);
+  checkLeaderMargin(config);
   return new Observable<LeaderState>((subscriber) => {
     const elector = new Elector(client, config, subscriber);
     elector.start();

@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
-import { asyncScheduler, concat, defer, distinctUntilChanged, map, NEVER, type Observable, of, share } from 'rxjs';
+import { asyncScheduler, concat, defer, distinctUntilChanged, map, NEVER, type Observable, of, share, Subject, tap } from 'rxjs';
 import { checkInformerConfig } from '../informer/checkInformerConfig';
 import { informerName, informerOfRuns, type Informer, type InformerOptions, type ReflectorRuns } from '../informer/informer';
 import { leaderElectionFrom, type LeaderState } from '../leaderElection/leaderElection';
@@ -31,7 +31,13 @@ export interface LabelShardedInformerOptions<T extends KubeObject = KubeObject> 
 
 /** An informer of the objects a sharder assigned to this shard, and the shard's Lease. */
 export interface LabelShardedInformer<T extends KubeObject = KubeObject> extends Informer<T> {
-  /** The shard's Lease, held like a leader election's: the cache is filled only while `leading`. Shared with the informer. */
+  /**
+   * The shard's Lease as the informer holds it, like a leader election's: the cache is filled only
+   * while `leading`. It only observes: the shard holds its Lease while its cache runs
+   * (`informer$`, `deltas$`, `changes$`, `synced$` or a `handle()` is subscribed), and
+   * subscribing to this alone campaigns for nothing (docs/guides/scale-out.md, "Membership is
+   * explicit"). A subscriber gets the states from then on.
+   */
   readonly lease$: Observable<LeaderState>;
   /** True when `object` is assigned to this shard and not being drained: check it before acting. */
   owns(object: KubeObject): boolean;
@@ -115,7 +121,9 @@ export function labelShardedInformerFrom<T extends KubeObject = KubeObject>(sour
   const scheduler = options.scheduler ?? asyncScheduler;
   const logger = options.logger ?? silentLogger;
   const { ring, identity } = options;
-  const lease$ = leaderElectionFrom(sources.leaseClient, {
+  // The cache's runs hold the Lease; lease$ only listens (docs/guides/scale-out.md, "Membership is explicit").
+  const leaseStates = new Subject<LeaderState>();
+  const election$ = leaderElectionFrom(sources.leaseClient, {
     namespace: ring.namespace,
     name: identity,
     identity,
@@ -125,12 +133,15 @@ export function labelShardedInformerFrom<T extends KubeObject = KubeObject>(sour
     retryPeriod: options.retryPeriod,
     scheduler,
     logger,
-  }).pipe(share());
+  }).pipe(
+    tap((state) => leaseStates.next(state)),
+    share(),
+  );
   const listerWatcher = drainingListerWatcher(sources.listerWatcher, ring.name, sources.acknowledgeDrain, logger);
   const empty: Observable<ReflectorEvent<T>> = concat(of<ReflectorEvent<T>>({ type: 'Replace', items: [], first: true, last: true, resourceVersion: '' }), NEVER);
   const runs = (config: ReflectConfig): ReflectorRuns<T> =>
     defer(() =>
-      lease$.pipe(
+      election$.pipe(
         map((state) => state.state === 'leading'),
         distinctUntilChanged(),
         map((leading) => (leading ? reflectorEvents(listerWatcher, config) : empty)),
@@ -140,7 +151,7 @@ export function labelShardedInformerFrom<T extends KubeObject = KubeObject>(sour
   const drainLabel = drainLabelOf(ring.name);
   return {
     ...informerOfRuns(runs, { ...options, scheduler, logger, name: options.name ?? `sharded#${identity}` }),
-    lease$,
+    lease$: leaseStates.asObservable(),
     owns: (object) => object.metadata.labels?.[shardLabel] === identity && object.metadata.labels[drainLabel] === undefined,
   };
 }

@@ -22,7 +22,13 @@ export type ReleaseReason =
   /** This member could not renew its Lease (and see the renewal) within the renew deadline. */
   | 'renew-deadline'
   /** Its Lease was taken over (it was silent for two lease durations) or deleted. */
-  | 'taken';
+  | 'taken'
+  /**
+   * It left the ring: its membership was unsubscribed (for a sharded informer, its cache's last
+   * subscriber left). Only a sharded informer's `ownership$` reports it, since a membership that
+   * ended has nobody left to tell.
+   */
+  | 'left';
 
 /** What a ring member reports: the members it sees, and the buckets it starts and stops serving. */
 export type OwnershipEvent =

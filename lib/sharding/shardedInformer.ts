@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
-import { asyncScheduler, BehaviorSubject, defer, distinctUntilChanged, filter, finalize, map, NEVER, type Observable, of, share, startWith, switchMap, concat, tap } from 'rxjs';
+import { asyncScheduler, BehaviorSubject, defer, distinctUntilChanged, filter, finalize, map, NEVER, type Observable, of, share, startWith, Subject, switchMap, concat, tap } from 'rxjs';
 import { checkInformerConfig } from '../informer/checkInformerConfig';
 import { informerFrom, informerName, informerOfRuns, type Informer, type InformerOptions, type ReflectorRuns } from '../informer/informer';
 import { kubeLeaseClient } from '../leaderElection/leaseClient';
@@ -54,10 +54,12 @@ export interface LabelModeOptions<T extends KubeObject = KubeObject> extends Lab
 /** A sharded informer: an {@link Informer} of the objects in this replica's buckets, and the buckets. */
 export interface ShardedInformer<T extends KubeObject = KubeObject> extends Informer<T> {
   /**
-   * This replica's ring membership: the members it sees, the buckets it acquires and releases, its
-   * renewals. Shared with the informer (one Lease, one ring watch); subscribing only this joins
-   * the ring without caching anything. A late subscriber gets the events from then on: read
-   * {@link ShardedInformer.owned} for the current buckets.
+   * This replica's ring membership as it happens: the members it sees, the buckets it acquires and
+   * releases, its renewals, and (`released` with reason `left`) every bucket it held when it left
+   * the ring. It only observes: the replica is a member while its cache runs (`informer$`,
+   * `deltas$`, `changes$`, `synced$` or a `handle()` is subscribed), and subscribing to this alone
+   * joins nothing (docs/guides/scale-out.md, "Membership is explicit"). A subscriber gets the
+   * events from then on: read {@link ShardedInformer.owned} for the current buckets.
    */
   readonly ownership$: Observable<OwnershipEvent>;
   /** How the current list and watch are filtered: `server` until a server ignores the selector, then `client`. Replays the latest. */
@@ -218,15 +220,21 @@ export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: 
   const owned = new Set<number>();
   let ready = false;
   const ringView = informerFrom(sources.ringListerWatcher, { name: `${name} ring`, scheduler, logger, backoff: ringViewBackoff(ringConfig) });
-  const ownership$ = ringMembership(sources.leaseClient, ringView.informer$, ringOptions).pipe(
+  // Membership is held by the cache's runs alone; ownership$ only listens (docs/guides/scale-out.md,
+  // "Membership is explicit"), so a logger on it cannot keep buckets that nothing serves.
+  const ownershipEvents = new Subject<OwnershipEvent>();
+  const membership$ = ringMembership(sources.leaseClient, ringView.informer$, ringOptions).pipe(
     tap((event) => {
       if (event.type === 'members') ready = true;
       else if (event.type === 'acquired') for (const bucket of event.buckets) owned.add(bucket);
       else if (event.type === 'released') for (const bucket of event.buckets) owned.delete(bucket);
+      ownershipEvents.next(event);
     }),
     finalize(() => {
+      const left = ownedNow();
       owned.clear();
       ready = false;
+      if (left.length > 0) ownershipEvents.next({ type: 'released', buckets: left, owned: [], reason: 'left' });
     }),
     share(),
   );
@@ -261,7 +269,7 @@ export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: 
           }),
         );
       };
-      return ownership$.pipe(
+      return membership$.pipe(
         startWith(undefined),
         filter(() => ready),
         map(() => ownedNow()),
@@ -277,7 +285,7 @@ export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: 
   const informer = informerOfRuns(runs, { ...options, name, scheduler, logger });
   return {
     ...informer,
-    ownership$,
+    ownership$: ownershipEvents.asObservable(),
     filtering$: filtering.pipe(distinctUntilChanged()),
     owned: ownedNow,
     owns: (object) => owned.has(bucketOf(object)),

@@ -18,12 +18,21 @@ export interface ReconcileOptions {
   readonly rateLimit?: RetryRateLimit;
   /**
    * After unsubscription, how long (ms) running reconciles may go on before their `signal`
-   * aborts and Observable ones are unsubscribed. Default 2 000: under `whileLeader` (rx-informer/leader-election) with the
-   * default timings that stays inside the lease's safety margin (leaseDuration − renewDeadline −
-   * retryPeriod = 3 s), so a reconcile still running when the lease is lost never overlaps the
-   * next leader. Raise it for a controller without leader election whose reconciles are slow.
+   * aborts and Observable ones are unsubscribed. Default 2 000. Nobody can wait for them after an
+   * unsubscription: where that matters (under `whileLeader`, before another replica may start),
+   * stop with the `signal` option instead, which aborts them at once and completes when they have
+   * settled. Raise it for a controller without leader election whose reconciles are slow.
    */
   readonly grace?: number;
+  /**
+   * Stops the queue gracefully when it aborts, for whoever must know when no reconcile runs any
+   * more (`whileLeader` from rx-informer/leader-election passes its term's signal here): keys are
+   * no longer taken, queued keys and pending retries and requeues are dropped, every running
+   * reconcile's own `signal` aborts at once (no `grace`) and Observable ones are unsubscribed, and
+   * the output completes once the last Promise has settled (what it returns is not reported). How
+   * long that takes is up to the reconciles: bound it where you wait for it. Default none.
+   */
+  readonly signal?: AbortSignal;
   /** Runs retry timers, requeues, the grace timer and the `'queue'` events. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
   /** Where failures are logged (warn). Default silent. */
@@ -53,7 +62,9 @@ export interface ReconcileOptions {
  *    (10 per second, burst 100). Success forgets the key's failures.
  * 4. **Stopping.** Unsubscribing drops queued keys and pending retries at once; running
  *    reconciles may finish within `grace` ms (their results are then ignored), after which their
- *    `signal` aborts and Observable reconciles are unsubscribed.
+ *    `signal` aborts and Observable reconciles are unsubscribed. When the `signal` option aborts,
+ *    the same keys are dropped, running reconciles' signals abort at once, and the output
+ *    completes once they have all settled: a stop whose end can be awaited.
  * 5. **Completing.** When the keys complete, the queue drains: queued keys, running reconciles
  *    and pending retries and requeues all run; the output completes once nothing is left. A key
  *    that always fails, or always asks to requeue, keeps it open.
@@ -123,6 +134,8 @@ export function reconcile(fn: Reconciler, options: ReconcileOptions = {}): Opera
   new RetryLimiter(config.rateLimit);
   return operate((keys, subscriber) => {
     const workers = new Workers(fn, config, subscriber);
+    const { signal } = options;
+    if (signal?.aborted === true) return workers.stopAndSettle();
     const upstream = keys.subscribe(
       operatorObserver<string>(subscriber, {
         next: (key) => workers.add(key),
@@ -133,7 +146,10 @@ export function reconcile(fn: Reconciler, options: ReconcileOptions = {}): Opera
         complete: () => workers.sourceCompleted(),
       }),
     );
+    const settle = (): void => workers.stopAndSettle();
+    signal?.addEventListener('abort', settle, { once: true });
     return () => {
+      signal?.removeEventListener('abort', settle);
       upstream.unsubscribe();
       workers.stop();
     };

@@ -19,7 +19,8 @@ export interface ReconcileContext {
   readonly failures: number;
   /**
    * Aborts when this reconcile is abandoned: the subscription ended and `grace` ran out before it
-   * finished. Pass it to your requests; whatever the reconcile returns afterwards is ignored.
+   * finished, or the queue's own `signal` aborted (then it is awaited). Pass it to your requests;
+   * whatever the reconcile returns afterwards is ignored.
    */
   readonly signal: AbortSignal;
 }
@@ -90,6 +91,8 @@ export class Workers {
   private statsPending: Subscription | undefined;
   private graceTimer: Subscription | undefined;
   private stopped = false;
+  /** Set by {@link stopAndSettle}: complete once the last running reconcile has settled. */
+  private completeWhenSettled = false;
   private sourceDone = false;
   private pumping = false;
   private pumpAgain = false;
@@ -135,6 +138,26 @@ export class Workers {
     if (this.running.size === 0) return;
     if (this.config.grace <= 0) this.abandonRunning();
     else this.graceTimer = this.config.scheduler.schedule(() => this.abandonRunning(), this.config.grace);
+  }
+
+  /**
+   * Stops as {@link stop} does, without `grace`: running reconciles' signals abort now, Observable
+   * ones are unsubscribed (that settles them), and the output completes once the last Promise has
+   * settled. Nothing, if already stopped.
+   */
+  stopAndSettle(): void {
+    if (this.stopped) return;
+    this.stop();
+    this.completeWhenSettled = true;
+    this.graceTimer?.unsubscribe();
+    for (const entry of [...this.running.values()]) {
+      entry.abort ??= new AbortController();
+      entry.abort.abort(new Error('the reconcile was stopped: the signal of its queue aborted'));
+      if (entry.subscription === undefined) continue;
+      this.running.delete(entry.key);
+      entry.subscription.unsubscribe();
+    }
+    if (this.running.size === 0) this.subscriber.complete();
   }
 
   private pump(): void {
@@ -191,7 +214,9 @@ export class Workers {
     if (this.running.get(key) !== entry) return;
     this.running.delete(key);
     if (this.stopped) {
-      if (this.running.size === 0) this.graceTimer?.unsubscribe();
+      if (this.running.size > 0) return;
+      this.graceTimer?.unsubscribe();
+      if (this.completeWhenSettled) this.subscriber.complete();
       return;
     }
     const now = this.config.scheduler.now();

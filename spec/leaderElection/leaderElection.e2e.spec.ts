@@ -1,10 +1,13 @@
-import { Observable, type Subscription } from 'rxjs';
+import { interval, map, Observable, type Subscription } from 'rxjs';
+import { performance } from 'node:perf_hooks';
 import { kubeLeaseClient, type LeaseClient } from '../../lib/leaderElection/leaseClient';
 import { leaderElection, leaderElectionFrom, type LeaderState } from '../../lib/leaderElection/leaderElection';
 import { leases } from '../../lib/resources/builtins';
 import { NetworkError } from '../../lib/base/errors';
 import { startApiServer, type ApiServer } from '../../lib/testing';
 import { eventually } from '../support/eventually';
+import { whileLeader } from '../../lib/leaderElection/whileLeader';
+import { reconcile } from '../../lib/workqueue/reconcile';
 
 /**
  * Two candidates over HTTP against the loopback API server, in real time with short timings
@@ -100,5 +103,129 @@ describe('leaderElection over HTTP against the loopback server', () => {
       subscription.unsubscribe();
     }
     await eventually(() => expect(holder()).toBe(''));
+  });
+});
+
+/**
+ * Two controllers over HTTP, each `leaderElection` piped through `whileLeader` into a `reconcile`
+ * queue given its term's signal. Every reconcile takes 300–600 ms and stops 50 ms after its signal
+ * aborts, like one awaiting a request it passes the signal to. Each run is timed with the
+ * monotonic clock; any two runs of different replicas that intersect are an overlap.
+ */
+describe('controllers handing over over HTTP', () => {
+  let server: ApiServer;
+  const controllers: Controller[] = [];
+  beforeEach(async () => {
+    server = await startApiServer();
+  });
+  afterEach(async () => {
+    controllers.splice(0).forEach((controller) => controller.stop());
+    await server.close();
+  });
+
+  interface Run {
+    readonly start: number;
+    end: number | undefined;
+  }
+
+  /** Leader election and a reconcile queue, as in docs/guides/leader-election.md; `cutOff` fails its Lease requests. */
+  class Controller {
+    readonly runs: Run[] = [];
+    readonly events: string[] = [];
+    cutOff = false;
+    private readonly subscription: Subscription;
+
+    constructor(
+      readonly id: string,
+      timings: typeof TIMINGS,
+    ) {
+      const http = kubeLeaseClient(server.kubeConfig);
+      const guard = <T>(request: () => Observable<T>): Observable<T> =>
+        new Observable<T>((subscriber) => (this.cutOff ? subscriber.error(new NetworkError('cut off', 'ECONNREFUSED')) : request().subscribe(subscriber)));
+      const client: LeaseClient = {
+        get: (namespace, name) => guard(() => http.get(namespace, name)),
+        create: (lease) => guard(() => http.create(lease)),
+        update: (lease) => guard(() => http.update(lease)),
+      };
+      const keys$ = interval(40).pipe(map((i) => `key-${i % 3}`));
+      const slowReconcile = (_key: string, { signal }: { readonly signal: AbortSignal }): Promise<void> => {
+        const run: Run = { start: performance.now(), end: undefined };
+        this.runs.push(run);
+        return new Promise<void>((resolve) => {
+          const done = (): void => {
+            run.end ??= performance.now();
+            resolve();
+          };
+          const timer = setTimeout(done, 300 + Math.random() * 300);
+          signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            setTimeout(done, 50);
+          });
+        });
+      };
+      this.subscription = leaderElectionFrom(client, { ...LEASE, ...timings, identity: id })
+        .pipe(whileLeader(({ signal }) => keys$.pipe(reconcile(slowReconcile, { concurrency: 2, signal }))))
+        .subscribe((event) => {
+          if (event.type !== 'work') this.events.push(event.type);
+        });
+    }
+
+    get leading(): boolean {
+      return this.events.at(-1) === 'leading';
+    }
+
+    get running(): number {
+      return this.runs.filter((run) => run.end === undefined).length;
+    }
+
+    stop(): void {
+      this.subscription.unsubscribe();
+    }
+  }
+
+  /** Total time (ms) during which a run of one controller and a run of the other were both running. */
+  function overlapMs(a: Controller, b: Controller): number {
+    let total = 0;
+    for (const x of a.runs) {
+      for (const y of b.runs) {
+        const from = Math.max(x.start, y.start);
+        const to = Math.min(x.end ?? Infinity, y.end ?? Infinity);
+        if (to > from) total += to - from;
+      }
+    }
+    return total;
+  }
+
+  it('a leader stopped during its reconciles releases the Lease once they have settled: no overlap, and the other starts within its next tries', async () => {
+    const [a, b] = [new Controller('a', TIMINGS), new Controller('b', TIMINGS)];
+    controllers.push(a, b);
+    await eventually(() => expect(a.leading || b.leading).toBe(true));
+    const [leader, follower] = a.leading ? [a, b] : [b, a];
+    await eventually(() => expect(leader.running).toBeGreaterThan(0));
+    const stoppedAt = performance.now();
+    leader.stop();
+    await eventually(() => expect(follower.runs.length).toBeGreaterThan(2));
+    const leaderLast = Math.max(...leader.runs.map((run) => run.end ?? Infinity));
+    const followerFirst = Math.min(...follower.runs.map((run) => run.start));
+    expect(leaderLast).toBeGreaterThan(stoppedAt);
+    expect(overlapMs(leader, follower)).toBe(0);
+    // Released after the last reconcile settled (50 ms after the stop), taken at the follower's next try.
+    expect(followerFirst - leaderLast).toBeGreaterThanOrEqual(0);
+    expect(followerFirst - stoppedAt).toBeLessThan(TIMINGS.leaseDuration);
+  });
+
+  it('a leader cut off from the API server tells its reconciles to stop when it loses the Lease; the other starts after they have: no overlap', async () => {
+    // A wider margin than the others' (lease 3 s − deadline 1.5 s − retry 0.2 s = 1.3 s), for timers on a busy machine.
+    const timings = { leaseDuration: 3_000, renewDeadline: 1_500, retryPeriod: 200 };
+    const [a, b] = [new Controller('a', timings), new Controller('b', timings)];
+    controllers.push(a, b);
+    await eventually(() => expect(a.leading || b.leading).toBe(true));
+    const [leader, follower] = a.leading ? [a, b] : [b, a];
+    await eventually(() => expect(leader.running).toBeGreaterThan(0));
+    leader.cutOff = true;
+    await eventually(() => expect(follower.runs.length).toBeGreaterThan(2));
+    expect(leader.events).toContain('lost');
+    expect(leader.running).toBe(0);
+    expect(overlapMs(leader, follower)).toBe(0);
   });
 });
