@@ -8,8 +8,8 @@ import { defineResource } from '../../lib/resources/resource';
 import { StatusError } from '../../lib/base/errors';
 import { kubeListerWatcher } from '../../lib/sources/kubeListerWatcher';
 import type { KubeObject } from '../../lib/base/object';
-import { serverProfile, startApiServer } from '../../lib/testing';
-import type { ApiServer, ApiServerOptions } from '../../lib/testing';
+import { serverProfile, startApiServer } from '../../apiserver/src';
+import type { ApiServer, ApiServerOptions } from '../../apiserver/src';
 import { describeEachServerVersion } from '../support/serverVersions';
 
 const pods = defineResource({ group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true });

@@ -3,7 +3,7 @@ import { TestScheduler } from 'rxjs/testing';
 import type { LeaderState } from '../../lib/leaderElection/leaderElection';
 import { leaderElectionFrom } from '../../lib/leaderElection/leaderElection';
 import { whileLeader } from '../../lib/leaderElection/whileLeader';
-import { createClusterStore, storeLeaseClient } from '../../lib/testing';
+import { createClusterStore, storeLeaseClient } from '../../apiserver/src';
 import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
 
 const states: Record<string, LeaderState> = {
