@@ -1,3 +1,5 @@
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+
 /**
  * The command-line grammar shared by `rx-informer-apiserver` and the demo, so that both read flags
  * the same way and word their errors alike. Internal: the package does not export it.
@@ -55,7 +57,8 @@ export interface ArgvParser<S extends string, V extends string> {
 }
 
 /**
- * A tokenizer and number parser for one command's flags: `--flag value` and `--flag=value`, with
+ * A flag reader and number parser for one command's flags, over Node's `util.parseArgs`:
+ * `--flag value` and `--flag=value`, with
  * the grammar's error for an argument that is not a flag, an unknown flag, a switch given a value
  * and a value flag missing its value (the next argument being a flag counts as missing, so that
  * `--duration --no-tty` does not read `--no-tty` as a duration).
@@ -78,28 +81,32 @@ export function argvParser<const S extends string, const V extends string>(gramm
   const valueFlags: ReadonlySet<string> = new Set(grammar.valueFlags);
   const isSwitch = (flag: string): flag is S => switches.has(flag);
   const isValueFlag = (flag: string): flag is V => valueFlags.has(flag);
+  const parseArgsOptions: ParseArgsOptionsConfig = Object.fromEntries([
+    ...grammar.switches.map((flag) => [flag, { type: 'boolean' as const }]),
+    ...grammar.valueFlags.map((flag) => [flag, { type: 'string' as const }]),
+  ]);
 
   return {
     *flags(argv) {
-      for (let i = 0; i < argv.length; i++) {
-        const arg = argv[i] as string;
-        if (!arg.startsWith('--')) throw new ArgsError(`unexpected argument "${arg}" (see --help)`);
-        const equals = arg.indexOf('=');
-        const flag = equals === -1 ? arg.slice(2) : arg.slice(2, equals);
+      // Node's util.parseArgs splits the command line (`--flag value`, `--flag=value`, a lone
+      // `--`); with strict off it never throws, so every error below is this grammar's, raised in
+      // order as the caller walks the flags.
+      const { tokens } = parseArgs({ args: [...argv], options: parseArgsOptions, strict: false, allowPositionals: true, tokens: true });
+      for (const token of tokens) {
+        if (token.kind === 'positional') throw new ArgsError(`unexpected argument "${token.value}" (see --help)`);
+        if (token.kind === 'option-terminator') throw new ArgsError('unknown option -- (see --help)');
+        // A short option (`-p`, or `-abc` split into three): only long flags are accepted.
+        if (!token.rawName.startsWith('--')) throw new ArgsError(`unexpected argument "${argv[token.index] ?? token.rawName}" (see --help)`);
+        const flag = token.name;
         if (isSwitch(flag)) {
-          if (equals !== -1) throw new ArgsError(`--${flag} takes no value`);
+          if (token.inlineValue === true) throw new ArgsError(`--${flag} takes no value`);
           yield { kind: 'switch', flag };
           continue;
         }
         if (!isValueFlag(flag)) throw new ArgsError(`unknown option --${flag} (see --help)`);
-        if (equals !== -1) {
-          yield { kind: 'value', flag, value: arg.slice(equals + 1) };
-          continue;
-        }
-        const next = argv[i + 1];
-        if (next === undefined || next.startsWith('--')) throw new ArgsError(`--${flag} expects a value`);
-        i++;
-        yield { kind: 'value', flag, value: next };
+        // parseArgs takes the next argument as the value whatever it is; a flag there means the value is missing.
+        if (token.value === undefined || (token.inlineValue !== true && token.value.startsWith('--'))) throw new ArgsError(`--${flag} expects a value`);
+        yield { kind: 'value', flag, value: token.value };
       }
     },
     number(flag, text, { integer, min, max }) {
