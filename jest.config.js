@@ -1,4 +1,4 @@
-const { ENTRY_POINTS, specifierOf } = require('./scripts/entryPoints');
+const { ALL_ENTRY_POINTS, specifierOf } = require('./scripts/entryPoints');
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -8,9 +8,9 @@ module.exports = {
   testMatch: ['**/*.spec.ts'],
   // The real-clients suite (kubectl, the Python client) runs on its own (npm run test:kubectl), so that a missing client is said plainly.
   testPathIgnorePatterns: ['/node_modules/', '/spec/clients/'],
-  // The package's own name resolves to its sources, as tsconfig.json's `paths` say, so that examples
-  // and specs import `rx-informer` as users do.
-  moduleNameMapper: Object.fromEntries(ENTRY_POINTS.map((entry) => [`^${specifierOf(entry)}$`, `<rootDir>/${entry.source}`])),
+  // The packages' own names resolve to their sources, as tsconfig.json's `paths` say, so that examples
+  // and specs import `rx-informer` and `rx-informer-apiserver` as users do.
+  moduleNameMapper: Object.fromEntries(ALL_ENTRY_POINTS.map((entry) => [`^${specifierOf(entry)}$`, `<rootDir>/${entry.source}`])),
   transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
   testTimeout: 20000,
   detectOpenHandles: false,

@@ -1,4 +1,4 @@
-// The package build (`npm run build`, also run by `npm pack` through `prepack`): a native ES module
+// The package build of rx-informer (`npm run build`, also run by `npm pack` through `prepack`): a native ES module
 // build and a CommonJS build of lib/, each with its own declarations (.mjs + .d.mts, .cjs + .d.cts:
 // one set of types per format, so neither kind of consumer is handed the other's). tsdown
 // (rolldown) emits them file for file (unbundle) and writes each format's file extensions into the
@@ -19,10 +19,10 @@ const OUT_DIR = 'dist';
  * (TS1541, TS1454, TS2856). This puts every client-node import of every declaration file back as
  * `import type ... with { "resolution-mode": "import" }`, as lib/ writes it.
  */
-function restoreClientNodeTypeImports() {
-  for (const name of readdirSync(OUT_DIR, { recursive: true })) {
+export function restoreClientNodeTypeImports(outDir = OUT_DIR) {
+  for (const name of readdirSync(outDir, { recursive: true })) {
     if (!/\.d\.[cm]ts$/.test(name)) continue;
-    const file = join(OUT_DIR, name);
+    const file = join(outDir, name);
     const code = readFileSync(file, 'utf8');
     const fixed = code.replace(
       /^import (?:type )?(.+?) from "@kubernetes\/client-node"(?: with \{[^}]*\})?;$/gm,
@@ -40,7 +40,7 @@ const library = {
   sourcemap: false,
   tsconfig: 'tsconfig.build.json',
   outDir: OUT_DIR,
-  hooks: { 'build:done': restoreClientNodeTypeImports },
+  hooks: { 'build:done': () => restoreClientNodeTypeImports() },
 };
 
 /** @type {import('tsdown').UserConfig[]} */
@@ -49,15 +49,11 @@ export default [
     ...library,
     format: 'esm',
     entry: entries,
-    // ES modules have no __filename; Node >= 20.11 gives them import.meta.filename, the same path
-    // (lib/testing resolves the user's @kubernetes/client-node from its own location).
-    define: { __filename: 'import.meta.filename' },
   },
   {
     ...library,
     format: 'cjs',
-    // The rx-informer-apiserver bin is CommonJS only: a command has no importers.
-    entry: [...entries, 'lib/testing/cli.ts'],
+    entry: entries,
     clean: false,
   },
 ];

@@ -24,8 +24,8 @@ import { reflect } from '../lib/reflector/reflect';
 import { pods } from '../lib/resources/builtins';
 import { StatusError } from '../lib/base/errors';
 import type { ListerWatcher } from '../lib/sources/listerWatcher';
-import { seededRandom } from '../lib/testing/churn';
-import { startApiServer } from '../lib/testing';
+import { seededRandom } from '../apiserver/src/churn';
+import { startApiServer } from '../apiserver/src';
 
 const INFORMERS = 100;
 const MINUTE = 60_000;

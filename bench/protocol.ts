@@ -8,7 +8,7 @@
 import { pods } from '../lib/resources/builtins';
 import type { Resource } from '../lib/resources/resource';
 import type { KubeObject } from '../lib/base/object';
-import { applications } from '../lib/testing/applications';
+import { applications } from '../apiserver/src/applications';
 
 /** The client variants measured side by side. */
 export type VariantName = 'a1' | 'a2' | 'b' | 'c' | 'd';

@@ -18,14 +18,14 @@
  * (the StoredObject's cached `json`), checked against JSON.stringify now and then. The bytes on
  * the wire are the same; only the server's cost of producing them changes.
  */
-import { startApiServer, type ApiServer } from '../lib/testing/server';
-import type { ClusterStoreImpl } from '../lib/testing/clusterStore';
-import type { StoreEvent } from '../lib/testing/history';
-import { createChurn } from '../lib/testing/churn';
+import { startApiServer, type ApiServer } from '../apiserver/src/server';
+import type { ClusterStoreImpl } from '../apiserver/src/clusterStore';
+import type { StoreEvent } from '../apiserver/src/history';
+import { createChurn } from '../apiserver/src/churn';
 import type { Resource } from '../lib/resources/resource';
 import type { KubeObject } from '../lib/base/object';
-import { applications, makeApplication } from '../lib/testing/applications';
-import { seededRandom } from '../lib/testing/random';
+import { applications, makeApplication } from '../apiserver/src/applications';
+import { seededRandom } from '../apiserver/src/random';
 import {
   SCENARIO_SERVER_VERSION,
   RELIST_MARKER_ANNOTATION,

@@ -35,9 +35,9 @@ import { objectBucket } from '../lib/sharding/shardListerWatcher';
 import { shardLabelOf } from '../lib/sharding/labelShard';
 import { shardedInformer, type ShardFilterMode } from '../lib/sharding/shardedInformer';
 import type { Snapshot } from '../lib/store/snapshot';
-import { createChurn } from '../lib/testing/churn';
-import { loopbackKubeConfig } from '../lib/testing/kubeConfig';
-import { startApiServer, type ApiServer } from '../lib/testing/server';
+import { createChurn } from '../apiserver/src/churn';
+import { loopbackKubeConfig } from '../apiserver/src/kubeConfig';
+import { startApiServer, type ApiServer } from '../apiserver/src/server';
 
 const BUCKETS = 64;
 const TIMINGS = { leaseDuration: 5_000, renewDeadline: 4_000, retryPeriod: 1_000 } as const;

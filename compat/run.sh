@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# The supported matrix, proved by real consumers (DEVELOPERS.md): packs rx-informer as `npm pack`
-# does on a fresh clone (prepack builds dist/), checks the tarball (its shape, @arethetypeswrong/cli,
-# publint, the links of the docs it ships), installs it into throw-away consumer projects outside
-# the repo, and runs
+# The supported matrix, proved by real consumers (DEVELOPERS.md): packs rx-informer and the
+# workspace package rx-informer-apiserver as `npm pack` does on a fresh clone (each prepack builds
+# its dist/), checks each tarball (its shape, @arethetypeswrong/cli, publint; the links of the docs
+# rx-informer ships), installs both into throw-away consumer projects outside the repo, and runs
+#   - compat/loadEntries.cjs and .mjs: every entry point of both packages (scripts/entryPoints.js)
+#     with require from a CommonJS project and with import from an ES module project, under
+#     `node --trace-warnings` (no warning allowed), and the Lease rules through each build
+#     (compat/leaseRules.cjs), on both Node legs;
+#   - the testing guide's first example, verbatim from the shipped guide, under Jest (CommonJS,
+#     ts-jest) and Vitest (an ES module project);
 #   - compat/smoke.js (plain CommonJS) on the system Node (20) with @kubernetes/client-node 1.x,
 #     and on the repo's Node 22 (devDependency node@22) with client-node 2.x; both with prom-client
 #     for rx-informer/prometheus, whose absence must leave the main entry working;
-#   - the `rx-informer-apiserver` bin in each, and on Node 20 with client-node 2.x (it must say
+#   - rx-informer-apiserver's bin in each, and on Node 20 with client-node 2.x (it must say
 #     which Node it needs);
 #   - the shipped README's quickstart in CommonJS and ES module consumers, under each TypeScript
 #     setup the README documents (node16, nodenext, bundler), strict, skipLibCheck false:
@@ -99,39 +105,55 @@ ln -s "$("$NODE22" -p 'process.execPath')" "$WORK/node22-bin/node"
 NODE22_PATH="$WORK/node22-bin:$SYSTEM_PATH"
 
 # --- 1. pack (prepack builds), shape, attw, publint, shipped docs -----------------------------------
-section "npm pack (its prepack builds dist/ from nothing) and the tarball's shape"
-rm -rf "$REPO/dist"
-if ! (cd "$REPO" && npm pack --json --pack-destination "$WORK") >"$WORK/pack.json" 2>"$WORK/pack.log"; then
-  indent <"$WORK/pack.log"
-  fail "package: npm pack failed (output above)"
-  finish
-  exit 1
-fi
-if TARBALL="$("$NODE22" "$COMPAT/checkPack.js" "$REPO" "$WORK/pack.json" "$WORK" 2>"$WORK/shape.log")"; then
-  cat "$WORK/shape.log"
-  pass "package: packed ($(basename "$TARBALL")) with both builds, LICENSE and README; shape checked"
-else
-  cat "$WORK/shape.log"
-  fail "package: the tarball's shape (see above)"
+# pack_package NAME WORKSPACE_FLAG...: packs one package into $WORK and checks its shape, attw and
+# publint; prints the tarball's path on stdout (empty when it could not be packed).
+pack_package() {
+  local name="$1" log="$WORK/pack-$1"
+  shift
+  if ! (cd "$REPO" && npm pack --json --pack-destination "$WORK" "$@") >"$log.json" 2>"$log.log"; then
+    indent <"$log.log" >&2
+    fail "$name: npm pack failed (output above)" >&2
+    return 0
+  fi
+  local tarball
+  if tarball="$("$NODE22" "$COMPAT/checkPack.js" "$REPO" "$name" "$log.json" "$WORK" 2>"$log.shape")"; then
+    cat "$log.shape" >&2
+    pass "$name: packed ($(basename "$tarball")) with both builds, LICENSE and README; shape checked" >&2
+  else
+    cat "$log.shape" >&2
+    fail "$name: the tarball's shape (see above)" >&2
+    return 0
+  fi
+  mkdir -p "$WORK/unpacked-$name" && tar -xzf "$tarball" -C "$WORK/unpacked-$name"
+  if (cd "$REPO" && "$NODE22" node_modules/@arethetypeswrong/cli/dist/index.js --format table-flipped "$tarball") >"$log.attw" 2>&1; then
+    indent <"$log.attw" >&2
+    pass "$name: @arethetypeswrong/cli finds no problem (node10, node16 from CJS and ESM, bundler)" >&2
+  else
+    indent <"$log.attw" >&2
+    fail "$name: @arethetypeswrong/cli (output above)" >&2
+  fi
+  if (cd "$WORK/unpacked-$name/package" && "$NODE22" "$REPO/node_modules/publint/src/cli.js" --strict .) >"$log.publint" 2>&1 &&
+    ! grep -qiE '^(errors|warnings|suggestions):' "$log.publint"; then
+    indent <"$log.publint" >&2
+    pass "$name: publint --strict finds no error, warning or suggestion" >&2
+  else
+    indent <"$log.publint" >&2
+    fail "$name: publint (output above)" >&2
+  fi
+  echo "$tarball"
+}
+section "npm pack of both packages (each prepack builds its dist/ from nothing) and the tarballs' shape"
+rm -rf "$REPO/dist" "$REPO/apiserver/dist"
+# pass/fail run in this shell (not a subshell) so that they count: the tarball path goes through a file.
+pack_package rx-informer >"$WORK/tarball-root"
+pack_package rx-informer-apiserver --workspace rx-informer-apiserver >"$WORK/tarball-apiserver"
+TARBALL="$(cat "$WORK/tarball-root")"
+APISERVER_TARBALL="$(cat "$WORK/tarball-apiserver")"
+if [ -z "$TARBALL" ] || [ -z "$APISERVER_TARBALL" ]; then
   finish
   exit 1
 fi
 mkdir -p "$WORK/unpacked" && tar -xzf "$TARBALL" -C "$WORK/unpacked"
-if (cd "$REPO" && "$NODE22" node_modules/@arethetypeswrong/cli/dist/index.js --format table-flipped "$TARBALL") >"$WORK/attw.log" 2>&1; then
-  indent <"$WORK/attw.log"
-  pass "package: @arethetypeswrong/cli finds no problem (node10, node16 from CJS and ESM, bundler)"
-else
-  indent <"$WORK/attw.log"
-  fail "package: @arethetypeswrong/cli (output above)"
-fi
-if (cd "$WORK/unpacked/package" && "$NODE22" "$REPO/node_modules/publint/src/cli.js" --strict .) >"$WORK/publint.log" 2>&1 &&
-  ! grep -qiE '^(errors|warnings|suggestions):' "$WORK/publint.log"; then
-  indent <"$WORK/publint.log"
-  pass "package: publint --strict finds no error, warning or suggestion"
-else
-  indent <"$WORK/publint.log"
-  fail "package: publint (output above)"
-fi
 if "$NODE22" "$COMPAT/checkDocs.js" "$WORK/unpacked/package" "$REPO" 2>"$WORK/docs.log"; then
   cat "$WORK/docs.log"
   pass "package: the shipped README and docs link only to shipped files; the quickstart is the repository README's"
@@ -141,25 +163,31 @@ else
 fi
 
 # --- 2. consumer projects, installed in parallel -------------------------------------------------------
-# consumer DIR PATH CLIENT_NODE_RANGE [PACKAGE...]: a project with the tarball, rxjs, that
+# consumer DIR PATH CLIENT_NODE_RANGE [PACKAGE...]: a project with both tarballs, rxjs, that
 # client-node and any other packages, its npm run by the Node on PATH (as the consumer's own npm
-# would be).
+# would be). DIR is a CommonJS project; DIR/esm an ES module one ("type": "module") that resolves
+# from DIR/node_modules.
 consumer() {
   local dir="$1" path="$2" range="$3"
   shift 3
-  mkdir -p "$dir"
+  mkdir -p "$dir/esm"
   echo '{ "name": "rx-informer-compat-consumer", "version": "0.0.0", "private": true }' >"$dir/package.json"
+  echo '{ "name": "rx-informer-compat-consumer-esm", "version": "0.0.0", "private": true, "type": "module" }' >"$dir/esm/package.json"
   cp "$COMPAT/smoke.js" "$COMPAT/smoke.ts" "$COMPAT/exports.ts" "$COMPAT/typesOnly.ts" "$COMPAT/runQuickstart.js" \
+    "$COMPAT/loadEntries.cjs" "$COMPAT/leaseRules.cjs" "$COMPAT/guideProjects.js" \
     "$COMPAT/tsconfig.node16.json" "$COMPAT/tsconfig.node10.json" "$COMPAT/tsconfig.typesOnly.json" "$dir/"
+  cp "$COMPAT/loadEntries.mjs" "$dir/esm/"
   local limit=()
   command -v timeout >/dev/null && limit=(timeout 600)
   (cd "$dir" && PATH="$path" "${CONSUMER_ENV[@]}" "${limit[@]+"${limit[@]}"}" npm install --no-audit --no-fund --prefer-offline --loglevel=error \
-    "$TARBALL" "rxjs@$RXJS_RANGE" "@kubernetes/client-node@$range" "$@")
+    "$TARBALL" "$APISERVER_TARBALL" "rxjs@$RXJS_RANGE" "@kubernetes/client-node@$range" "$@")
 }
 
 CN1="$WORK/consumer-node20-client-node1"
 CN2="$WORK/consumer-node22-client-node2"
-section "installing consumers (tarball + rxjs@$RXJS_RANGE + @kubernetes/client-node ^1 / ^2)"
+# The testing guide's first example as a user's test, under Jest and Vitest (Node 22: Vitest needs >= 22.12).
+CG="$WORK/consumer-testing-guide"
+section "installing consumers (both tarballs + rxjs@$RXJS_RANGE + @kubernetes/client-node ^1 / ^2; Jest and Vitest for the testing guide)"
 PROM_CLIENT='prom-client@^15'
 consumer "$CN1" "$SYSTEM_PATH" '^1' "$PROM_CLIENT" >"$WORK/install1.log" 2>&1 &
 INSTALL1=$!
@@ -174,6 +202,11 @@ CN2_OK=true
 wait "$INSTALL1" || CN1_OK=false
 wait "$INSTALL2" || CN2_OK=false
 JOBS=()
+# After the other two: three installs at once would crowd two cores.
+CG_OK=true
+consumer "$CG" "$NODE22_PATH" '^2' 'jest@^29' 'ts-jest@^29' 'typescript@~5.9' '@types/jest@^29' '@types/node@^22' 'vitest@^5' >"$WORK/install-guide.log" 2>&1 &
+INSTALLG=$!
+JOBS+=("$INSTALLG")
 CN1_VERSION="$(installed_version "$CN1" @kubernetes/client-node)"
 CN2_VERSION="$(installed_version "$CN2" @kubernetes/client-node)"
 
@@ -210,10 +243,33 @@ collect_typechecks() {
   JOBS=()
 }
 
-# runtime LABEL DIR PATH: smoke.js and the bin under the Node on PATH.
+# The specifiers of every entry point of both packages (scripts/entryPoints.js).
+mapfile -t SPECIFIERS < <("$NODE22" -e "const e = require('$REPO/scripts/entryPoints.js'); for (const x of e.ALL_ENTRY_POINTS) console.log(e.specifierOf(x))")
+
+# checks LABEL LOG: one pass or fail per `ok NAME` / `FAIL NAME: why` line of LOG; a line of any
+# other kind (a warning Node printed to stderr) fails too.
+checks() {
+  local label="$1" log="$2" line seen=0
+  while IFS= read -r line; do
+    case "$line" in
+      'ok '*) pass "$label: ${line#ok }"; seen=$((seen + 1)) ;;
+      'FAIL '*) fail "$label: ${line#FAIL }"; seen=$((seen + 1)) ;;
+      *) fail "$label: unexpected output (a warning?): $line" ;;
+    esac
+  done <"$log"
+  [ "$seen" -gt 0 ] || fail "$label: no check ran"
+}
+
+# runtime LABEL DIR PATH: every entry point with require (CommonJS project) and with import (ES
+# module project) under --trace-warnings, the Lease rules in both builds, smoke.js and the bin,
+# under the Node on PATH.
 runtime() {
   local label="$1" dir="$2" path="$3" limit=()
   command -v timeout >/dev/null && limit=(timeout 120)
+  (cd "$dir" && PATH="$path" "${CONSUMER_ENV[@]}" "${limit[@]+"${limit[@]}"}" node --trace-warnings loadEntries.cjs "${SPECIFIERS[@]}") >"$dir/load-cjs.log" 2>&1 || true
+  checks "$label, require from a CommonJS project" "$dir/load-cjs.log"
+  (cd "$dir/esm" && PATH="$path" "${CONSUMER_ENV[@]}" "${limit[@]+"${limit[@]}"}" node --trace-warnings loadEntries.mjs "${SPECIFIERS[@]}") >"$dir/load-esm.log" 2>&1 || true
+  checks "$label, import from an ES module project" "$dir/load-esm.log"
   if (cd "$dir" && PATH="$path" "${CONSUMER_ENV[@]}" "${limit[@]+"${limit[@]}"}" node smoke.js) >"$dir/smoke.log" 2>&1; then
     indent <"$dir/smoke.log"
     pass "$label: smoke.js"
@@ -311,12 +367,42 @@ for entry in "${QUICKSTARTS[@]+"${QUICKSTARTS[@]}"}"; do
     fail "quickstart, $kind, $setup: no compiled program at $program"
   elif (cd "$CN2" && PATH="$NODE22_PATH" "${CONSUMER_ENV[@]}" node runQuickstart.js "$program") >"$dir/run.log" 2>&1; then
     indent <"$dir/run.log"
-    pass "quickstart, $kind, $setup: runs against a loopback server from rx-informer/testing and exits by itself"
+    pass "quickstart, $kind, $setup: runs against a loopback server from rx-informer-apiserver and exits by itself"
   else
     indent <"$dir/run.log"
     fail "quickstart, $kind, $setup: run (output above)"
   fi
 done
+
+section "the testing guide's first example, verbatim from the shipped guide: Jest (CommonJS) and Vitest (ES module), from the packed tarballs"
+wait "$INSTALLG" || CG_OK=false
+JOBS=()
+GUIDE_SHIPPED="$CG/node_modules/rx-informer/docs/guides/testing.md"
+if ! $CG_OK; then
+  tail -30 "$WORK/install-guide.log" | indent
+  fail "testing guide: npm install of Jest and Vitest with both tarballs failed (output above)"
+elif ! "$NODE22" "$COMPAT/guideProjects.js" "$GUIDE_SHIPPED" "$CG" 2>"$WORK/guide-layout.log"; then
+  indent <"$WORK/guide-layout.log"
+  fail "testing guide: its first example (output above)"
+else
+  # guide_run NAME DIR COMMAND...: runs a test runner with --trace-warnings in every Node process it starts.
+  guide_run() {
+    local name="$1" dir="$2" limit=()
+    shift 2
+    command -v timeout >/dev/null && limit=(timeout 300)
+    # NO_COLOR: plain text to read the counts from (Vitest colours its summary otherwise).
+    if (cd "$dir" && PATH="$NODE22_PATH" "${CONSUMER_ENV[@]}" NODE_OPTIONS=--trace-warnings CI=true NO_COLOR=1 "${limit[@]+"${limit[@]}"}" node "$@") >"$dir/run.log" 2>&1 &&
+      grep -qE 'Tests:? +1 passed' "$dir/run.log" && ! grep -qE '^\(node:[0-9]+\)' "$dir/run.log"; then
+      grep -E 'Tests' "$dir/run.log" | indent
+      pass "testing guide, first example: passes under $name with no warning"
+    else
+      indent <"$dir/run.log"
+      fail "testing guide, first example under $name (output above)"
+    fi
+  }
+  guide_run "Jest $(installed_version "$CG" jest), CommonJS, ts-jest" "$CG/jest-cjs" ../node_modules/jest/bin/jest.js
+  guide_run "Vitest $(installed_version "$CG" vitest), ES module project" "$CG/vitest-esm" ../node_modules/vitest/vitest.mjs run
+fi
 
 section "the rx-informer-apiserver bin on the system Node with client-node 2.x (which needs Node >= 22.19)"
 if [ -n "$SYSTEM_NODE" ] && $CN2_OK && [ "$(major_of "$(version_of "$SYSTEM_NODE")")" -lt 22 ]; then

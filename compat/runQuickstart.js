@@ -1,7 +1,7 @@
 'use strict';
 /*
  * Runs a compiled README quickstart as a user would, against a loopback API server from the packed
- * `rx-informer/testing`, for compat/run.sh:
+ * `rx-informer-apiserver`, for compat/run.sh:
  *   node runQuickstart.js PROGRAM.js|.cjs|.mjs
  * It starts the server, fills it with pods that keep changing (updates only), writes a kubeconfig
  * and runs PROGRAM with KUBECONFIG pointing at it (the quickstart calls `loadFromDefault()`).
@@ -11,7 +11,7 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { startApiServer, createChurn } = require('rx-informer/testing');
+const { startApiServer, createChurn } = require('rx-informer-apiserver');
 
 const PODS = 30;
 const RUN_TIMEOUT_MS = 60_000;

@@ -1,7 +1,8 @@
 'use strict';
 /*
  * A consumer's smoke test of the packed rx-informer, written as a user writes it: plain CommonJS,
- * the package installed from its tarball beside rxjs and @kubernetes/client-node.
+ * the package installed from its tarball beside rxjs and @kubernetes/client-node, with the loopback
+ * server from the packed rx-informer-apiserver.
  * compat/run.sh copies it into a temporary consumer project and runs it under each supported
  * Node / client-node pair. Exits 0 when every check passed; otherwise non-zero, naming the check.
  */
@@ -76,7 +77,7 @@ const names = (objects) => objects.map((object) => object.metadata.name).sort();
 async function main() {
   console.log(
     `smoke: node ${process.version}, @kubernetes/client-node ${installedVersion('@kubernetes/client-node')}, ` +
-      `rxjs ${installedVersion('rxjs')}, rx-informer ${installedVersion('rx-informer')}`,
+      `rxjs ${installedVersion('rxjs')}, rx-informer ${installedVersion('rx-informer')}, rx-informer-apiserver ${installedVersion('rx-informer-apiserver')}`,
   );
 
   step("require('rx-informer') does not load @kubernetes/client-node");
@@ -128,9 +129,12 @@ async function main() {
     sameList(Object.keys(required).filter((name) => !(name in imported)), [], `named exports of '${specifier}' missing under ESM import`);
   }
 
-  step("require('rx-informer/testing')");
-  const testing = require('rx-informer/testing');
-  check(typeof testing.startApiServer === 'function', "'rx-informer/testing' exports no startApiServer");
+  step("require('rx-informer-apiserver') and its ESM import: the same names");
+  const testing = require('rx-informer-apiserver');
+  check(typeof testing.startApiServer === 'function', "'rx-informer-apiserver' exports no startApiServer");
+  const testingEsm = await import('rx-informer-apiserver');
+  sameList(Object.keys(testing).filter((name) => !(name in testingEsm)), [], "named exports of 'rx-informer-apiserver' missing under ESM import");
+  check(typeof require('rx-informer/testing').skewedScheduler === 'function', "'rx-informer/testing' exports no skewedScheduler");
   check(rx.NAMESPACE_INDEX === 'namespace', `NAMESPACE_INDEX is ${rx.NAMESPACE_INDEX}`);
 
   step("require('rx-informer/prometheus') and its ESM import, with the consumer's prom-client");

@@ -1,7 +1,7 @@
 /*
  * A TypeScript consumer of the packed rx-informer, type-checked only (tsc --noEmit) by
  * compat/run.sh against the built .d.ts files, under `moduleResolution: node16` (the exports map)
- * and the classic `node10`: both must lead to the types of `rx-informer`, `rx-informer/testing` and
+ * and the classic `node10`: both must lead to the types of `rx-informer`, `rx-informer-apiserver` and
  * `rx-informer/prometheus`,
  * and those types must agree with the consumer's own @kubernetes/client-node (1.x or 2.x) and rxjs.
  * The `@ts-expect-error` lines prove the types are real: were a type to fall back to `any` (an
@@ -22,7 +22,7 @@ import {
   type Pod,
   type Snapshot,
 } from 'rx-informer';
-import { startApiServer, type ApiServer } from 'rx-informer/testing';
+import { startApiServer, type ApiServer } from 'rx-informer-apiserver';
 import { registerInformerMetrics, registerWorkqueueMetrics, type WorkqueueMetricsRecorder } from 'rx-informer/prometheus';
 
 export async function typedUsage(): Promise<number> {

@@ -6,7 +6,7 @@
  */
 import { firstValueFrom } from 'rxjs';
 import { deployments, informerFactory, pods, type Deployment, type Informer, type Pod, type Snapshot } from 'rx-informer';
-import { startApiServer } from 'rx-informer/testing';
+import { startApiServer } from 'rx-informer-apiserver';
 import { registerInformerMetrics } from 'rx-informer/prometheus';
 import { Registry } from 'prom-client';
 

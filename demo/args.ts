@@ -3,8 +3,8 @@
  * tested without starting anything.
  */
 import { configMaps, defineResource, deployments, namespaces, parseFieldSelector, parseLabelSelector, pods, SelectorSyntaxError, type KubeObject, type Resource } from '../lib';
-import { widgets } from '../lib/testing';
-import { argvParser, CHURN_FLAG_RANGES } from '../lib/testing/argv';
+import { widgets } from '../apiserver/src';
+import { argvParser, CHURN_FLAG_RANGES } from '../apiserver/src/argv';
 
 /** What the demo was asked to do, every default filled in. */
 export interface DemoOptions {

@@ -4,7 +4,7 @@
  * plain objects whose `generation` and labels change, created, updated and deleted 1:8:1.
  */
 import { type KubeObject, type Resource } from '../lib';
-import { builtinResources, createChurn, seededRandom, startApiServer, type ApiServer, type ChurnStore, type Random } from '../lib/testing';
+import { builtinResources, createChurn, seededRandom, startApiServer, type ApiServer, type ChurnStore, type Random } from '../apiserver/src';
 
 /** What to populate the loopback cluster with. */
 export interface LoopbackOptions {

@@ -13,7 +13,7 @@ import { combineLatest, filter, startWith } from 'rxjs';
 import { formatBuckets } from '../lib/sharding/buckets';
 import { pods } from '../lib';
 import { shardedInformer } from '../lib/sharding';
-import { loopbackKubeConfig } from '../lib/testing/kubeConfig';
+import { loopbackKubeConfig } from '../apiserver/src/kubeConfig';
 import { startLoopback } from './loopback';
 
 const BUCKETS = 64;

@@ -10,7 +10,8 @@
  * - `rx-informer/leader-election`: leader election on a Lease;
  * - `rx-informer/sharding`: replicas that split a resource between them;
  * - `rx-informer/prometheus`: the metrics in a prom-client registry;
- * - `rx-informer/testing`: the loopback API server and in-process test helpers.
+ * - `rx-informer/testing`: in-process test helpers (the loopback API server is the package
+ *   `rx-informer-apiserver`).
  *
  * This module only re-exports.
  */

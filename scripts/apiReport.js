@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The public surface, reviewed: an API report per entry point (api-report/*.api.md), written by
-// @microsoft/api-extractor from the declarations of lib/ and checked into the repository.
+// The public surface, reviewed: an API report per entry point of each package (api-report/*.api.md:
+// rx-informer's from the declarations of lib/, rx-informer-apiserver's from apiserver/src), written
+// by @microsoft/api-extractor and checked into the repository.
 //
 //   node scripts/apiReport.js           checks: fails when a report differs from the surface (npm test runs this)
 //   node scripts/apiReport.js --update  rewrites the reports (commit them with the change that moved the surface)
@@ -9,11 +10,11 @@
 'use strict';
 
 const { execFileSync } = require('node:child_process');
-const { mkdtempSync, rmSync, readFileSync, existsSync } = require('node:fs');
+const { mkdtempSync, rmSync, readFileSync, existsSync, writeFileSync, cpSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
 const { Extractor, ExtractorConfig, ExtractorLogLevel } = require('@microsoft/api-extractor');
-const { ENTRY_POINTS, specifierOf } = require('./entryPoints');
+const { ENTRY_POINTS, ALL_ENTRY_POINTS, PACKAGES, packageOf, specifierOf } = require('./entryPoints');
 
 const REPO = path.resolve(__dirname, '..');
 const REPORT_FOLDER = path.join(REPO, 'api-report');
@@ -24,26 +25,60 @@ function reportNameOf(entry) {
   return `${specifierOf(entry).replace('/', '-')}.api.md`;
 }
 
-function emitDeclarations(outDir) {
+/**
+ * Each package's declarations, emitted by its tsconfig.build.json into `scratch/dts-<name>`:
+ * rx-informer's rooted at lib/, the server's at the repository (its program reaches lib/ through the
+ * `rx-informer` paths), so its files sit under apiserver/src there. rx-informer's are also copied,
+ * with a package.json, to `scratch/node_modules/rx-informer`, so that the server's declarations
+ * import rx-informer as an installed package, as a user's do: the server's report then names
+ * rx-informer's types as imports, not copies.
+ */
+function emitDeclarations(scratch) {
   const tsc = require.resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', path.join(REPO, 'tsconfig.build.json'), '--declaration', '--emitDeclarationOnly', '--declarationMap', 'false', '--outDir', outDir], {
-    cwd: REPO,
-    stdio: 'inherit',
-  });
+  const folders = new Map();
+  for (const pkg of PACKAGES) {
+    const outDir = path.join(scratch, `dts-${pkg.name}`);
+    execFileSync(process.execPath, [tsc, '-p', path.join(REPO, pkg.folder, 'tsconfig.build.json'), '--declaration', '--emitDeclarationOnly', '--declarationMap', 'false', '--outDir', outDir], {
+      cwd: REPO,
+      stdio: 'inherit',
+    });
+    folders.set(pkg.name, outDir);
+  }
+  const installed = path.join(scratch, 'node_modules', 'rx-informer');
+  cpSync(folders.get('rx-informer'), installed, { recursive: true });
+  const relative = (entry) => path.relative(folders.get('rx-informer'), declarationOf(entry, folders));
+  const typesVersions = Object.fromEntries(ENTRY_POINTS.filter((entry) => entry.subpath !== '.').map((entry) => [entry.subpath.slice(2), [relative(entry)]]));
+  writeFileSync(path.join(installed, 'package.json'), JSON.stringify({ name: 'rx-informer', types: relative(ENTRY_POINTS[0]), typesVersions: { '*': typesVersions } }));
+  return folders;
 }
 
-function report(entry, declarations, scratch) {
-  const entryDeclarations = path.join(declarations, `${entry.source.slice('lib/'.length, -'.ts'.length)}.d.ts`);
+/** The emitted declaration file of an entry point. */
+function declarationOf(entry, folders) {
+  const pkg = packageOf(entry);
+  const underRoot = pkg.folder === '.' ? entry.source.slice(`${pkg.sourceRoot}/`.length) : entry.source;
+  return path.join(folders.get(pkg.name), `${underRoot.slice(0, -'.ts'.length)}.d.ts`);
+}
+
+function report(entry, folders, scratch) {
+  const entryDeclarations = declarationOf(entry, folders);
   const config = ExtractorConfig.prepare({
     configObjectFullPath: path.join(REPO, 'api-extractor.json'),
-    packageJsonFullPath: path.join(REPO, 'package.json'),
+    packageJsonFullPath: path.join(REPO, packageOf(entry).folder, 'package.json'),
     configObject: {
       projectFolder: REPO,
       mainEntryPointFilePath: entryDeclarations,
       bundledPackages: [],
       compiler: {
         overrideTsconfig: {
-          compilerOptions: { target: 'ES2022', module: 'commonjs', moduleResolution: 'node', strict: true, skipLibCheck: true, types: ['node'], lib: ['ES2022'] },
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'commonjs',
+            moduleResolution: 'node',
+            strict: true,
+            skipLibCheck: true,
+            types: ['node'],
+            lib: ['ES2022'],
+          },
           files: [entryDeclarations],
         },
       },
@@ -87,10 +122,16 @@ function report(entry, declarations, scratch) {
 }
 
 /** Every name some entry point exports, read from the emitted declarations. */
-function exportedNames(declarations) {
+function exportedNames(folders) {
   const ts = require('typescript');
-  const files = ENTRY_POINTS.map((entry) => path.join(declarations, `${entry.source.slice('lib/'.length, -'.ts'.length)}.d.ts`));
-  const program = ts.createProgram(files, { module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10, strict: true, skipLibCheck: true, types: ['node'] });
+  const files = ALL_ENTRY_POINTS.map((entry) => declarationOf(entry, folders));
+  const program = ts.createProgram(files, {
+    module: ts.ModuleKind.CommonJS,
+    moduleResolution: ts.ModuleResolutionKind.Node10,
+    strict: true,
+    skipLibCheck: true,
+    types: ['node'],
+  });
   const checker = program.getTypeChecker();
   const names = new Set();
   for (const file of files) {
@@ -108,11 +149,10 @@ function quietInfo(message) {
 function main() {
   const scratch = mkdtempSync(path.join(tmpdir(), 'rx-informer-api-'));
   try {
-    const declarations = path.join(scratch, 'dts');
-    emitDeclarations(declarations);
-    const outcomes = ENTRY_POINTS.map((entry) => report(entry, declarations, scratch));
+    const folders = emitDeclarations(scratch);
+    const outcomes = ALL_ENTRY_POINTS.map((entry) => report(entry, folders, scratch));
     // A type that a public signature uses must itself be importable from some entry point.
-    const exported = exportedNames(declarations);
+    const exported = exportedNames(folders);
     const unexported = outcomes.flatMap(({ entry, forgotten }) => forgotten.filter((name) => !exported.has(name)).map((name) => `${specifierOf(entry)}: ${name}`));
     for (const line of unexported) console.error(`used in a public signature but exported by no entry point: ${line}`);
     const failed = outcomes.filter(({ result }) => !result.succeeded || (!update && result.apiReportChanged));

@@ -1,5 +1,5 @@
 import type { KubernetesObject, ListWatch, V1Pod, Watch } from '@kubernetes/client-node';
-import { loadClientNode } from '../lib/testing';
+import { loadClientNode } from '../apiserver/src';
 import { HandlerLedger } from './legality';
 import { countError, type Subject, type SubjectFactory } from './subject';
 

@@ -1,6 +1,6 @@
 import { Socket } from 'node:net';
 import { pods } from '../lib/resources/builtins';
-import { createChurn, startApiServer, type ApiServer, type ChurnStats } from '../lib/testing';
+import { createChurn, startApiServer, type ApiServer, type ChurnStats } from '../apiserver/src';
 import { activeResources, delay, figuresOf, MemorySampler, versionsOf, waitForConvergence, type DivergenceFigures } from './convergence';
 import { injectFault, listsStarted } from './faultInjector';
 import { describeFault, faultKinds, makeFaultPlan, type FaultKind, type FaultPlanOptions } from './faultPlan';

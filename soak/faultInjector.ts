@@ -1,4 +1,4 @@
-import type { ApiServer, RequestRecord } from '../lib/testing';
+import type { ApiServer, RequestRecord } from '../apiserver/src';
 import { delay } from './convergence';
 import type { FaultStep } from './faultPlan';
 

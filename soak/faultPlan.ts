@@ -1,4 +1,4 @@
-import { seededRandom, type Random } from '../lib/testing/random';
+import { seededRandom, type Random } from '../apiserver/src/random';
 
 /**
  * Seeded fault plans for the chaos soak: which fault comes when, with which parameters. The same

@@ -1,4 +1,4 @@
-import type { ApiServer } from '../lib/testing';
+import type { ApiServer } from '../apiserver/src';
 import type { HandlerLedger } from './legality';
 
 /**

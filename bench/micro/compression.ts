@@ -20,7 +20,7 @@ import { lastValueFrom, reduce } from 'rxjs';
 import { pods } from '../../lib/resources/builtins';
 import { list$ } from '../../lib/sources/list';
 import { watch$ } from '../../lib/sources/watch';
-import { makePod, seededRandom } from '../../lib/testing/churn';
+import { makePod, seededRandom } from '../../apiserver/src/churn';
 
 const [countText = '100000', repsText = '3', role] = process.argv.slice(2);
 const count = Number(countText);

@@ -16,7 +16,7 @@ import { freeze } from 'immer';
 import { deepFreeze } from '../../lib/store/deepFreeze';
 import type { Pod } from '../../lib/resources/builtins';
 import { shareUnchanged } from '../../lib/store/shareUnchanged';
-import { makePod, seededRandom } from '../../lib/testing/churn';
+import { makePod, seededRandom } from '../../apiserver/src/churn';
 
 const [variant = 'plain', countText = '10000'] = process.argv.slice(2);
 const count = Number(countText);

@@ -12,7 +12,7 @@
  */
 import * as path from 'node:path';
 import * as Current from '../../lib/store/hamt';
-import { seededRandom } from '../../lib/testing/churn';
+import { seededRandom } from '../../apiserver/src/churn';
 
 const [otherPath, sizeText = '100000'] = process.argv.slice(2);
 if (otherPath === undefined) throw new Error('usage: hamtBeforeAfter.ts <path of the other hamt.ts> [entries]');

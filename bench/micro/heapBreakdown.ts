@@ -23,7 +23,7 @@ import type { Pod } from '../../lib/resources/builtins';
 import type { ListerWatcher, ListPage } from '../../lib/sources/listerWatcher';
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX } from '../../lib/store/indexers';
 import { dropManagedFields } from '../../lib/store/transforms';
-import { makePod, seededRandom } from '../../lib/testing/churn';
+import { makePod, seededRandom } from '../../apiserver/src/churn';
 
 /** Bytes and count of one kind of heap object (`type name`, as the snapshot names them). */
 type Breakdown = Record<string, { bytes: number; count: number }>;

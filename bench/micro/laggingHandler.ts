@@ -15,7 +15,7 @@ import { Observable, of } from 'rxjs';
 import { informerFrom } from '../../lib/informer/informer';
 import type { Pod } from '../../lib/resources/builtins';
 import type { ListerWatcher, ListPage, WatchEvent } from '../../lib/sources/listerWatcher';
-import { makePod, seededRandom } from '../../lib/testing/churn';
+import { makePod, seededRandom } from '../../apiserver/src/churn';
 
 const [variant = 'stuck', cachedText = '100000', maxPendingText = '1000'] = process.argv.slice(2);
 const cached = Number(cachedText);

@@ -19,7 +19,7 @@
  */
 import { ListDecoder } from '../../lib/sources/listDecoder';
 import { JsonValueEnd } from '../../lib/sources/jsonValueEnd';
-import { makePod, seededRandom } from '../../lib/testing/churn';
+import { makePod, seededRandom } from '../../apiserver/src/churn';
 import { observeGcPauses } from './gcPauses';
 
 const [countText = '20000', variantsText = 'whole,decoder 65536,decoder 262144,decoder 1048576,exact 1048576,scan,search', keepText] = process.argv.slice(2);

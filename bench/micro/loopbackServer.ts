@@ -15,10 +15,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import * as http from 'node:http';
 import { pods as podResource, type Pod } from '../../lib/resources/builtins';
-import { makePod, seededRandom } from '../../lib/testing/churn';
-import type { ClusterStoreImpl } from '../../lib/testing/clusterStore';
-import { jsonOf, type StoreEvent } from '../../lib/testing/history';
-import { startApiServer, type ApiServer } from '../../lib/testing/server';
+import { makePod, seededRandom } from '../../apiserver/src/churn';
+import type { ClusterStoreImpl } from '../../apiserver/src/clusterStore';
+import { jsonOf, type StoreEvent } from '../../apiserver/src/history';
+import { startApiServer, type ApiServer } from '../../apiserver/src/server';
 
 interface ClientReport {
   readonly wallMs: number;

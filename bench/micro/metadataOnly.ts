@@ -23,8 +23,8 @@ import { informer, type Informer } from '../../lib/informer/informer';
 import { metadataListerWatcher } from '../../lib/sources/metadataListerWatcher';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import { dropManagedFields } from '../../lib/store/transforms';
-import { makePod, seededRandom } from '../../lib/testing/churn';
-import { startApiServer } from '../../lib/testing/server';
+import { makePod, seededRandom } from '../../apiserver/src/churn';
+import { startApiServer } from '../../apiserver/src/server';
 import { waitForSync } from '../../lib/informer/waitForSync';
 import { loopbackKubeConfig } from '../clients/kubeConfig';
 

@@ -19,7 +19,7 @@
  */
 import { Map as ImmutableMap } from 'immutable';
 import { HamtMap } from '../../lib/store/hamt';
-import { seededRandom } from '../../lib/testing/churn';
+import { seededRandom } from '../../apiserver/src/churn';
 import * as Adapter from './immutableHamt';
 import { bytesPerCall, ensureAllocationWindow } from './allocation';
 

@@ -16,7 +16,7 @@ import { informerFrom } from '../../lib/informer/informer';
 import { pods as podResource, type Pod } from '../../lib/resources/builtins';
 import type { ListerWatcher, ListPage, WatchEvent } from '../../lib/sources/listerWatcher';
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX } from '../../lib/store/indexers';
-import { makePod, seededRandom } from '../../lib/testing/churn';
+import { makePod, seededRandom } from '../../apiserver/src/churn';
 import { observeGcPauses } from './gcPauses';
 
 const [variant = 'b', cachedText = '100000', eventsText = '100000', handlersText = '1'] = process.argv.slice(2);

@@ -10,9 +10,9 @@
  * answers like a version.) Stop it with Ctrl-C.
  */
 import { writeFileSync } from 'node:fs';
-import { createChurn } from '../../lib/testing/churn';
-import { startApiServer } from '../../lib/testing/server';
-import { isServerVersion } from '../../lib/testing/serverVersion';
+import { createChurn } from '../../apiserver/src/churn';
+import { startApiServer } from '../../apiserver/src/server';
+import { isServerVersion } from '../../apiserver/src/serverVersion';
 
 const [podsText = '100000', kubeconfigOut = 'kubeconfig.yaml', profile = 'paged'] = process.argv.slice(2);
 if (profile !== 'paged' && !isServerVersion(profile)) throw new Error(`unknown profile ${profile}: paged or a version such as 1.33`);

@@ -6,7 +6,7 @@
  *   node -r ts-node/register/transpile-only bench/micro/shareWalk.ts [cached=1000] [events=200000] [pod|application]
  *
  * Objects: `pod` (~4.6 KB with managedFields; add `-r ./bench/micro/smallPods.ts` after ts-node
- * for ~1.5 KB pods without them) or `application` (~21 KB, lib/testing/applications.ts).
+ * for ~1.5 KB pods without them) or `application` (~21 KB, apiserver/src/applications.ts).
  * SHARE_WALK_MODULE=<path of another copy of shareUnchanged.ts> measures that copy too, in
  * blocks of events alternating with this one's (before/after figures from one run). FLOOR=1 adds
  * the floor of any walk that proves two versions equal: a bare recursive `for…in` deep-equal that
@@ -16,8 +16,8 @@
  * of the walk, timed separately, and the walk's time as a fraction of the parse's.
  */
 import { resolve } from 'node:path';
-import { makeApplication } from '../../lib/testing/applications';
-import { makePod, seededRandom } from '../../lib/testing/churn';
+import { makeApplication } from '../../apiserver/src/applications';
+import { makePod, seededRandom } from '../../apiserver/src/churn';
 import * as shareModule from '../../lib/store/shareUnchanged';
 
 const [cachedText = '1000', eventsText = '200000', kind = 'pod'] = process.argv.slice(2);

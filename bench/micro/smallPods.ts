@@ -1,11 +1,11 @@
 /**
- * Preload that makes the test pods small: `makePod` (lib/testing/pods) returns pods without
+ * Preload that makes the test pods small: `makePod` (apiserver/src/pods.ts) returns pods without
  * `metadata.managedFields`, ~1.3 KB of JSON instead of ~4.4 KB, the size where the per-event cost
  * that is not parsing weighs most. Load it after ts-node:
  *
  *   node -r ts-node/register/transpile-only -r ./bench/micro/smallPods.ts bench/micro/pipeline.ts b 1000 100000
  */
-import * as pods from '../../lib/testing/pods';
+import * as pods from '../../apiserver/src/pods';
 
 const makePod = pods.makePod;
 const small: typeof makePod = (...args) => {

@@ -16,7 +16,7 @@
  * - `heap`: bytes per pod the snapshot itself holds (objects map and both indexes; the pods are
  *   not counted), after a full GC.
  */
-import { makePod, seededRandom } from '../../lib/testing/churn';
+import { makePod, seededRandom } from '../../apiserver/src/churn';
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX } from '../../lib/store/indexers';
 import * as Ours from '../../lib/store/indexedSnapshot';
 import type { Pod } from '../../lib/resources/builtins';

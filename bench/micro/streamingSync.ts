@@ -17,7 +17,7 @@ import { informerFrom } from '../../lib/informer/informer';
 import type { Pod } from '../../lib/resources/builtins';
 import type { ListerWatcher, ListPage, WatchEvent } from '../../lib/sources/listerWatcher';
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX } from '../../lib/store/indexers';
-import { makePod, seededRandom } from '../../lib/testing/churn';
+import { makePod, seededRandom } from '../../apiserver/src/churn';
 
 const [variant = 'stream', countText = '100000'] = process.argv.slice(2);
 const count = Number(countText);

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError, InformerError } from '../../lib/base/errors';
-import { loadClientNode } from '../../lib/testing';
+import { loadClientNode } from '../../apiserver/src';
 import { waitForSync } from '../../lib/informer/waitForSync';
 import { contents, openWatch, pod, quietWatch, runInformer, startRawApiServer, twoPods, type RawApiServer, type RunningInformer } from './rawApiServer';
 

@@ -8,7 +8,7 @@ import { pods, type Pod } from '../../lib/resources/builtins';
 import { InformerError } from '../../lib/base/errors';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { withMessage } from '../support/eventually';
-import { loadClientNode } from '../../lib/testing';
+import { loadClientNode } from '../../apiserver/src';
 
 /**
  * A raw HTTP server that speaks just enough of the list/watch protocol for the bad-input

@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deployments, pods, type Deployment } from '../../lib/resources/builtins';
-import { createChurn, makePod, seededRandom } from '../../lib/testing/churn';
-import { widgets, type Widget } from '../../lib/testing/builtinResources';
-import type { ApiServer } from '../../lib/testing/server';
-import { SERVER_VERSIONS } from '../../lib/testing/serverVersion';
+import { createChurn, makePod, seededRandom } from '../../apiserver/src/churn';
+import { widgets, type Widget } from '../../apiserver/src/builtinResources';
+import type { ApiServer } from '../../apiserver/src/server';
+import { SERVER_VERSIONS } from '../../apiserver/src/serverVersion';
 import { describeWithKubectl, kubectl as runKubectl, printed, rows, spawnKubectl, startKubectlCluster as startCluster, type Result } from './kubectlRunner';
 import { stopCluster, waitForWatch, type Cluster } from './realClients';
 import { eventually, EVENTUALLY_MS, within } from '../support/eventually';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ApiServerOptions } from '../../lib/testing/server';
+import type { ApiServerOptions } from '../../apiserver/src/server';
 import { onPath, runProgram, startCluster, type Cluster, type ProgramResult } from './realClients';
 
 /**

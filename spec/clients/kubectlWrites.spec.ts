@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configMaps, deployments, pods } from '../../lib/resources/builtins';
-import { widgets } from '../../lib/testing/builtinResources';
-import type { ApiServer } from '../../lib/testing/server';
+import { widgets } from '../../apiserver/src/builtinResources';
+import type { ApiServer } from '../../apiserver/src/server';
 import { describeWithKubectl, kubectl, startKubectlCluster, type Result } from './kubectlRunner';
 import { stopCluster, type Cluster } from './realClients';
 

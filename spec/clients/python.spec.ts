@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { pods } from '../../lib/resources/builtins';
-import { createChurn, makePod, seededRandom } from '../../lib/testing/churn';
-import { NEWEST_SERVER_VERSION, OLDEST_SERVER_VERSION } from '../../lib/testing/serverVersion';
+import { createChurn, makePod, seededRandom } from '../../apiserver/src/churn';
+import { NEWEST_SERVER_VERSION, OLDEST_SERVER_VERSION } from '../../apiserver/src/serverVersion';
 import { findPythonClient, runProgram, startCluster, stopCluster, waitForWatch, type Cluster, type ProgramResult } from './realClients';
 
 /**

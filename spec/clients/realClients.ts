@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { startApiServer, type ApiServer, type ApiServerOptions } from '../../lib/testing/server';
+import { startApiServer, type ApiServer, type ApiServerOptions } from '../../apiserver/src/server';
 import { eventually } from '../support/eventually';
 
 /**

@@ -1,5 +1,5 @@
 import { configMaps, pods } from '../../lib';
-import { widgets } from '../../lib/testing';
+import { widgets } from '../../apiserver/src';
 import { DemoArgsError, demoUsage, parseDemoArgs, resourceFromFlag, type DemoOptions } from '../../demo/args';
 
 function options(argv: string[]): DemoOptions {

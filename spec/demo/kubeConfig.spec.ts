@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadClientNode } from '../../lib/testing';
+import { loadClientNode } from '../../apiserver/src';
 import { loadKubeConfig } from '../../demo/kubeConfig';
 
 const { KubeConfig } = loadClientNode();

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { pods } from '../../lib/resources/builtins';
-import { createChurn, startApiServer, type ApiServer, type Churn } from '../../lib/testing';
+import { createChurn, startApiServer, type ApiServer, type Churn } from '../../apiserver/src';
 import { againstRepository, quickstartBlock, REPO, runTypeScript, scratchFolder, typeErrors, type Scratch } from './snippets';
 import { describeEachServerVersion } from '../support/serverVersions';
 

@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import * as ts from 'typescript';
-import { ENTRY_POINTS, specifierOf } from '../../scripts/entryPoints';
+import { ALL_ENTRY_POINTS, specifierOf } from '../../scripts/entryPoints';
 
 /**
  * Helpers that treat code in the Markdown docs as programs: find the blocks, point their
- * `rx-informer` imports at this repository's sources, type-check them and run them.
+ * `rx-informer` and `rx-informer-apiserver` imports at this repository's sources, type-check them and run them.
  */
 
 export const REPO = path.resolve(__dirname, '../..');
@@ -42,8 +42,8 @@ export function quickstartBlock(markdown: string): CodeBlock {
 
 /** Rewrites the package's import specifiers to this repository's sources, as a user's build resolves them. */
 export function againstRepository(code: string): string {
-  return code.replace(/from '(rx-informer(?:\/[a-z-]+)?)'/g, (found, specifier: string) => {
-    const entry = ENTRY_POINTS.find((candidate) => specifierOf(candidate) === specifier);
+  return code.replace(/from '(rx-informer(?:-apiserver)?(?:\/[a-z-]+)?)'/g, (found, specifier: string) => {
+    const entry = ALL_ENTRY_POINTS.find((candidate) => specifierOf(candidate) === specifier);
     return entry === undefined ? found : `from ${JSON.stringify(path.join(REPO, entry.source.replace(/\.ts$/, '')))}`;
   });
 }

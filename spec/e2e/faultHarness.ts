@@ -8,8 +8,8 @@ import type { ReflectConfig } from '../../lib/reflector/reflect';
 import { pods } from '../../lib/resources/builtins';
 import type { Pod } from '../../lib/resources/builtins';
 import { kubeListerWatcher } from '../../lib/sources/kubeListerWatcher';
-import { loadClientNode } from '../../lib/testing';
-import type { ApiServer, RequestRecord } from '../../lib/testing';
+import { loadClientNode } from '../../apiserver/src';
+import type { ApiServer, RequestRecord } from '../../apiserver/src';
 
 /**
  * Helpers of the reflector fault suite (reflectFaults.spec.ts): a delta consumer that audits what

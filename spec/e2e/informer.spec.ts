@@ -8,7 +8,7 @@ import type { InformerHealth } from '../../lib/reflector/health';
 import type { KubeObject } from '../../lib/base/object';
 import { NetworkError, StatusError } from '../../lib/base/errors';
 import type { Snapshot } from '../../lib/store/snapshot';
-import { startApiServer, type ApiServer } from '../../lib/testing';
+import { startApiServer, type ApiServer } from '../../apiserver/src';
 import { waitForSync } from '../../lib/informer/waitForSync';
 import { describeEachServerVersion, isServedList } from '../support/serverVersions';
 import { eventually, firstSatisfying } from '../support/eventually';

@@ -5,7 +5,7 @@ import { informer } from '../../lib/informer/informer';
 import { waitForSync } from '../../lib/informer/waitForSync';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import type { Snapshot } from '../../lib/store/snapshot';
-import { startApiServer, type ApiServer } from '../../lib/testing';
+import { startApiServer, type ApiServer } from '../../apiserver/src';
 import { describeEachServerVersion } from '../support/serverVersions';
 import { eventually, firstSatisfying } from '../support/eventually';
 

@@ -7,7 +7,7 @@ import { StatusError } from '../../lib/base/errors';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import type { PartialObjectMetadata } from '../../lib/sources/partialObjectMetadata';
 import type { Snapshot } from '../../lib/store/snapshot';
-import { createChurn, makePod, NEWEST_SERVER_VERSION, OLDEST_SERVER_VERSION, seededRandom, startApiServer, type ApiServer, type ApiServerOptions } from '../../lib/testing';
+import { createChurn, makePod, NEWEST_SERVER_VERSION, OLDEST_SERVER_VERSION, seededRandom, startApiServer, type ApiServer, type ApiServerOptions } from '../../apiserver/src';
 import { firstSatisfying } from '../support/eventually';
 
 /**

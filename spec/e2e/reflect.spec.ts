@@ -8,8 +8,8 @@ import { defineResource } from '../../lib/resources/resource';
 import { StatusError } from '../../lib/base/errors';
 import { kubeListerWatcher } from '../../lib/sources/kubeListerWatcher';
 import type { KubeObject } from '../../lib/base/object';
-import { serverProfile, startApiServer } from '../../lib/testing';
-import type { ApiServer, ApiServerOptions } from '../../lib/testing';
+import { serverProfile, startApiServer } from '../../apiserver/src';
+import type { ApiServer, ApiServerOptions } from '../../apiserver/src';
 import { eventually, within } from '../support/eventually';
 import { describeEachServerVersion } from '../support/serverVersions';
 

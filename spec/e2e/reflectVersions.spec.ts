@@ -1,7 +1,7 @@
 import type { ReflectConfig } from '../../lib/reflector/reflect';
 import { StatusError } from '../../lib/base/errors';
-import { NEWEST_SERVER_VERSION, OLDEST_SERVER_VERSION, startApiServer } from '../../lib/testing';
-import type { ApiServer, RequestRecord, ServerVersion } from '../../lib/testing';
+import { NEWEST_SERVER_VERSION, OLDEST_SERVER_VERSION, startApiServer } from '../../apiserver/src';
+import type { ApiServer, RequestRecord, ServerVersion } from '../../apiserver/src';
 import { PodMutator, podRequests, ReflectorProbe, serverVersions, waitFor } from './faultHarness';
 
 /**

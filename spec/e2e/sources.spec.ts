@@ -6,7 +6,7 @@ import type { ListPage, WatchEvent } from '../../lib/sources/listerWatcher';
 import { watch$ } from '../../lib/sources/watch';
 import { defineResource } from '../../lib/resources/resource';
 import type { KubeObject } from '../../lib/base/object';
-import { serverProfile, startApiServer, testCertificates, widgets, type ApiServer, type ApiServerOptions } from '../../lib/testing';
+import { serverProfile, startApiServer, testCertificates, widgets, type ApiServer, type ApiServerOptions } from '../../apiserver/src';
 import { collect, kubeConfigFor, startProxy } from '../sources/support';
 import { describeEachServerVersion } from '../support/serverVersions';
 import { eventually, EVENTUALLY_MS, within } from '../support/eventually';

@@ -4,7 +4,7 @@ import { informerFactory } from '../../lib/factory/factory';
 import type { HandlerEvent } from '../../lib/handlers/resourceHandlers';
 import { informer } from '../../lib/informer/informer';
 import { pods, type Pod } from '../../lib/resources/builtins';
-import { startApiServer, type ApiServer } from '../../lib/testing';
+import { startApiServer, type ApiServer } from '../../apiserver/src';
 import { waitForSync } from '../../lib/informer/waitForSync';
 import { describeEachServerVersion } from '../support/serverVersions';
 import { firstSatisfying } from '../support/eventually';

@@ -1,6 +1,6 @@
 import { configMaps, deployments, type ConfigMap, type Deployment } from '../../lib/resources/builtins';
 import { StatusError } from '../../lib/base/errors';
-import { startApiServer, type ApiServer } from '../../lib/testing';
+import { startApiServer, type ApiServer } from '../../apiserver/src';
 import { infoName, main } from '../../examples/configMapPerDeployment';
 import { Lines } from './lines';
 import { describeEachServerVersion } from '../support/serverVersions';

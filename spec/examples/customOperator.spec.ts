@@ -3,7 +3,7 @@ import { TestScheduler } from 'rxjs/testing';
 import type { Delta } from '../../lib/reflector/delta';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import type { Change } from '../../lib/store/change';
-import { startApiServer, type ApiServer } from '../../lib/testing';
+import { startApiServer, type ApiServer } from '../../apiserver/src';
 import { becameReady, isReady, main, quietPerObject } from '../../examples/customOperator';
 import { Lines } from './lines';
 import { describeEachServerVersion } from '../support/serverVersions';

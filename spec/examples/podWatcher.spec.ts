@@ -1,5 +1,5 @@
 import { pods, type Pod } from '../../lib/resources/builtins';
-import { startApiServer, type ApiServer } from '../../lib/testing';
+import { startApiServer, type ApiServer } from '../../apiserver/src';
 import { main } from '../../examples/podWatcher';
 import { Lines } from './lines';
 import { describeEachServerVersion } from '../support/serverVersions';

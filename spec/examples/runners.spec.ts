@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { configMaps, deployments, type Deployment } from '../../lib/resources/builtins';
-import { createChurn, startApiServer, type ApiServer } from '../../lib/testing';
+import { createChurn, startApiServer, type ApiServer } from '../../apiserver/src';
 import { REPO, runTypeScript, scratchFolder, type Scratch } from '../docs/snippets';
 import { Lines } from './lines';
 import { within } from '../support/eventually';

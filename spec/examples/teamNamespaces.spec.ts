@@ -1,5 +1,5 @@
 import { configMaps, leases, namespaces, type ConfigMap, type Namespace } from '../../lib/resources/builtins';
-import { startApiServer, type ApiServer } from '../../lib/testing';
+import { startApiServer, type ApiServer } from '../../apiserver/src';
 import { CONFIG_MAP, main, MANAGED_BY } from '../../examples/teamNamespaces';
 import { Lines } from './lines';
 import { describeEachServerVersion } from '../support/serverVersions';

@@ -10,7 +10,7 @@ import { ConfigError, StatusError } from '../../lib/base/errors';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { labelIndex } from '../../lib/store/indexers';
 import { dropManagedFields } from '../../lib/store/transforms';
-import { startApiServer, widgets, type ApiServer } from '../../lib/testing';
+import { startApiServer, widgets, type ApiServer } from '../../apiserver/src';
 import { describeEachServerVersion, isServedList } from '../support/serverVersions';
 import { EVENTUALLY_MS, firstSatisfying, within } from '../support/eventually';
 

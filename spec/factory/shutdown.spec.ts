@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { pods } from '../../lib/resources/builtins';
-import { startApiServer, type ApiServer } from '../../lib/testing';
+import { startApiServer, type ApiServer } from '../../apiserver/src';
 import { REPO, scratchFolder, type Scratch } from '../docs/snippets';
 import { describeEachServerVersion } from '../support/serverVersions';
 import { within } from '../support/eventually';

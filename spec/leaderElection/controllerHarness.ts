@@ -3,8 +3,9 @@ import type { Logger } from '../../lib/base/logger';
 import { leaderElectionFrom } from '../../lib/leaderElection/leaderElection';
 import { whileLeader } from '../../lib/leaderElection/whileLeader';
 import { leases } from '../../lib/resources/builtins';
-import { createClusterStore, skewedScheduler, storeLeaseClient, type ClockSkew, type ClusterStore, type LeaseFault } from '../../lib/testing';
-import { seededRandom } from '../../lib/testing/random';
+import { createClusterStore, storeLeaseClient, type ClusterStore, type LeaseFault } from '../../apiserver/src';
+import { skewedScheduler, type ClockSkew } from '../../lib/testing';
+import { seededRandom } from '../../apiserver/src/random';
 import { reconcile } from '../../lib/workqueue/reconcile';
 import { virtualTask, type VirtualTask } from '../support/virtualTask';
 

@@ -1,9 +1,10 @@
 import { VirtualAction, VirtualTimeScheduler, type Subscription } from 'rxjs';
 import { leaderElectionFrom, type LeaderElectionOptions, type LeaderState } from '../../lib/leaderElection/leaderElection';
 import { leases, type Lease } from '../../lib/resources/builtins';
-import type { ClusterStoreImpl } from '../../lib/testing/clusterStore';
-import { createClusterStore, skewedScheduler, storeLeaseClient, type ClockSkew, type ClusterStore, type Latency, type LeaseFault, type LeaseRequest } from '../../lib/testing';
-import { seededRandom } from '../../lib/testing/random';
+import type { ClusterStoreImpl } from '../../apiserver/src/clusterStore';
+import { createClusterStore, storeLeaseClient, type ClusterStore, type Latency, type LeaseFault, type LeaseRequest } from '../../apiserver/src';
+import { skewedScheduler, type ClockSkew } from '../../lib/testing';
+import { seededRandom } from '../../apiserver/src/random';
 
 /**
  * Candidates for one Lease in virtual time: one shared in-memory store (the loopback server's

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { leaderElectionFrom } from '../../lib/leaderElection/leaderElection';
 import { leases } from '../../lib/resources/builtins';
-import { createClusterStore, storeLeaseClient, type LeaseFault } from '../../lib/testing';
+import { createClusterStore, storeLeaseClient, type LeaseFault } from '../../apiserver/src';
 import { Controllers, TIMINGS, type Replica } from './controllerHarness';
 import { Election } from './electionHarness';
 

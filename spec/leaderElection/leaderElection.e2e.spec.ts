@@ -4,7 +4,7 @@ import { kubeLeaseClient, type LeaseClient } from '../../lib/leaderElection/leas
 import { leaderElection, leaderElectionFrom, type LeaderState } from '../../lib/leaderElection/leaderElection';
 import { leases } from '../../lib/resources/builtins';
 import { NetworkError } from '../../lib/base/errors';
-import { startApiServer, type ApiServer } from '../../lib/testing';
+import { startApiServer, type ApiServer } from '../../apiserver/src';
 import { eventually } from '../support/eventually';
 import { whileLeader } from '../../lib/leaderElection/whileLeader';
 import { reconcile } from '../../lib/workqueue/reconcile';

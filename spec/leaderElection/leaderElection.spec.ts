@@ -1,5 +1,5 @@
 import { leaderElectionFrom } from '../../lib/leaderElection/leaderElection';
-import { createClusterStore, storeLeaseClient } from '../../lib/testing';
+import { createClusterStore, storeLeaseClient } from '../../apiserver/src';
 import { asyncScheduler } from 'rxjs';
 import { leases } from '../../lib/resources/builtins';
 import { Election, timeline } from './electionHarness';

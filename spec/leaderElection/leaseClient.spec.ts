@@ -4,8 +4,8 @@ import { asyncScheduler, firstValueFrom, lastValueFrom } from 'rxjs';
 import { kubeLeaseClient, type LeaseClient } from '../../lib/leaderElection/leaseClient';
 import { leases, type Lease } from '../../lib/resources/builtins';
 import { NetworkError, StatusError } from '../../lib/base/errors';
-import { createClusterStore, startApiServer, storeLeaseClient, type ApiServer, type ClusterStore } from '../../lib/testing';
-import { loopbackKubeConfig } from '../../lib/testing/kubeConfig';
+import { createClusterStore, startApiServer, storeLeaseClient, type ApiServer, type ClusterStore } from '../../apiserver/src';
+import { loopbackKubeConfig } from '../../apiserver/src/kubeConfig';
 import { EVENTUALLY_MS, within } from '../support/eventually';
 
 /**

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { LeaseFault } from '../../lib/testing';
+import type { LeaseFault } from '../../apiserver/src';
 import { Election, timeline } from './electionHarness';
 
 /**

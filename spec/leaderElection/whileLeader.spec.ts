@@ -3,7 +3,7 @@ import { TestScheduler } from 'rxjs/testing';
 import type { LeaderState } from '../../lib/leaderElection/leaderElection';
 import { leaderElectionFrom } from '../../lib/leaderElection/leaderElection';
 import { whileLeader, type WhileLeaderEvent } from '../../lib/leaderElection/whileLeader';
-import { createClusterStore, storeLeaseClient } from '../../lib/testing';
+import { createClusterStore, storeLeaseClient } from '../../apiserver/src';
 import { leases } from '../../lib/resources/builtins';
 import type { Logger } from '../../lib/base/logger';
 import { VirtualAction, VirtualTimeScheduler } from 'rxjs';

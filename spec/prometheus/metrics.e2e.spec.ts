@@ -5,7 +5,7 @@ import { informer } from '../../lib/informer/informer';
 import { waitForSync } from '../../lib/informer/waitForSync';
 import { registerInformerMetrics, registerWorkqueueMetrics } from '../../lib/prometheus/index';
 import { pods, type Pod } from '../../lib/resources/builtins';
-import { startApiServer, type ApiServer } from '../../lib/testing';
+import { startApiServer, type ApiServer } from '../../apiserver/src';
 import { changedKeys } from '../../lib/workqueue/changedKeys';
 import { reconcile } from '../../lib/workqueue/reconcile';
 import { eventually } from '../support/eventually';

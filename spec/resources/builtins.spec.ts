@@ -6,7 +6,7 @@ import { informer, type Informer } from '../../lib/informer/informer';
 import { waitForSync } from '../../lib/informer/waitForSync';
 import type { KubeObject } from '../../lib/base/object';
 import type { Snapshot } from '../../lib/store/snapshot';
-import { startApiServer, type ApiServer } from '../../lib/testing';
+import { startApiServer, type ApiServer } from '../../apiserver/src';
 import { describeEachServerVersion } from '../support/serverVersions';
 
 /**

@@ -23,7 +23,8 @@ function codeOf(source: string): string {
 
 describe('security: nothing from the server is evaluated', () => {
   it('the library has no eval, Function constructor, vm or dynamic require/import', () => {
-    const files = libraryFiles();
+    // The loopback server's package too: it parses what clients send.
+    const files = [...libraryFiles(), ...libraryFiles(path.join(__dirname, '..', '..', 'apiserver', 'src'))];
     expect(files.length).toBeGreaterThan(20);
     const offenders = files.flatMap((file) => {
       const code = codeOf(fs.readFileSync(file, 'utf8'));

@@ -7,7 +7,7 @@ import { Subscription } from 'rxjs';
 import { informer } from '../../lib/informer/informer';
 import type { Logger } from '../../lib/base/logger';
 import { pods } from '../../lib/resources/builtins';
-import { loadClientNode, startApiServer, testCertificates, type ApiServer } from '../../lib/testing';
+import { loadClientNode, startApiServer, testCertificates, type ApiServer } from '../../apiserver/src';
 import { waitForSync } from '../../lib/informer/waitForSync';
 import { describeEachServerVersion } from '../support/serverVersions';
 import { eventually } from '../support/eventually';

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { NetworkError } from '../../lib/base/errors';
-import { loadClientNode, startApiServer, testCertificates, type ApiServer } from '../../lib/testing';
+import { loadClientNode, startApiServer, testCertificates, type ApiServer } from '../../apiserver/src';
 import { waitForSync } from '../../lib/informer/waitForSync';
 import { runInformer, type RunningInformer } from '../badInput/rawApiServer';
 import { describeEachServerVersion } from '../support/serverVersions';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { bucketOf, bucketRuns, bucketStart, formatBuckets, MAX_BUCKETS, parseBuckets, shardSelectorOf } from '../../lib/sharding/buckets';
 import { fnv1a64 } from '../../lib/sharding/fnv1a64';
-import { seededRandom } from '../../lib/testing/random';
+import { seededRandom } from '../../apiserver/src/random';
 
 const hashOf = (hex: string) => ({ hi: parseInt(hex.slice(0, 8), 16), lo: parseInt(hex.slice(8), 16) });
 

@@ -1,6 +1,6 @@
 import { pods } from '../../lib/resources/builtins';
 import { bucketsOf } from '../../lib/sharding/placement';
-import { startApiServer, type ApiServer } from '../../lib/testing/server';
+import { startApiServer, type ApiServer } from '../../apiserver/src/server';
 import { eventually } from '../support/eventually';
 import { differs, met, overlapOf, startReplica, type ReplicaProcess } from './replicaProcesses';
 

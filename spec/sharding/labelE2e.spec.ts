@@ -2,7 +2,7 @@ import { leases, pods, type Pod } from '../../lib/resources/builtins';
 import { bucketOf } from '../../lib/sharding/buckets';
 import { fnv1a64 } from '../../lib/sharding/fnv1a64';
 import { drainLabelOf, shardLabelOf } from '../../lib/sharding/labelShard';
-import { startApiServer, type ApiServer } from '../../lib/testing/server';
+import { startApiServer, type ApiServer } from '../../apiserver/src/server';
 import { eventually } from '../support/eventually';
 import { differs, met, overlapOf, startReplica, type ReplicaProcess } from './replicaProcesses';
 

@@ -3,7 +3,7 @@ import { CONTROLLER_RING_LABEL, drainLabelOf, shardLabelOf } from '../../lib/sha
 import { labelShardedInformer } from '../../lib/sharding/labelShardedInformer';
 import { shardedInformer } from '../../lib/sharding/shardedInformer';
 import type { Snapshot } from '../../lib/store/snapshot';
-import { startApiServer, type ApiServer } from '../../lib/testing/server';
+import { startApiServer, type ApiServer } from '../../apiserver/src/server';
 import { eventually, firstSatisfying } from '../support/eventually';
 
 /** `label` mode against the loopback server over HTTP, with the test as timebertt's sharder. */

@@ -4,7 +4,7 @@ import { labelShardedInformerFrom } from '../../lib/sharding/labelShardedInforme
 import { shardLabelOf } from '../../lib/sharding/labelShard';
 import { RING_LABEL } from '../../lib/sharding/ringLease';
 import { shardedInformerFrom, type ShardedInformer } from '../../lib/sharding/shardedInformer';
-import { createClusterStore, storeLeaseClient, storeListerWatcher, type ClusterStore } from '../../lib/testing';
+import { createClusterStore, storeLeaseClient, storeListerWatcher, type ClusterStore } from '../../apiserver/src';
 
 /**
  * Membership is explicit: a replica is in the ring while something serves its buckets (its cache:

@@ -2,7 +2,7 @@ import { auditTime, BehaviorSubject, combineLatest, filter, map, type Observable
 import { pods, type Pod } from '../../lib/resources/builtins';
 import { shardedInformer } from '../../lib/sharding/shardedInformer';
 import type { Snapshot } from '../../lib/store/snapshot';
-import { loopbackKubeConfig } from '../../lib/testing/kubeConfig';
+import { loopbackKubeConfig } from '../../apiserver/src/kubeConfig';
 
 /**
  * One replica of the e2e rings, run as a child process: a sharded pod informer against the loopback

@@ -5,7 +5,8 @@ import { placeBuckets } from '../../lib/sharding/placement';
 import { ringMembership, type OwnershipEvent } from '../../lib/sharding/ringMember';
 import { RING_LABEL } from '../../lib/sharding/ringLease';
 import { ringViewBackoff } from '../../lib/sharding/ringConfig';
-import { createClusterStore, skewedScheduler, storeLeaseClient, storeListerWatcher, type ClockSkew, type ClusterStore, type LeaseFault } from '../../lib/testing';
+import { createClusterStore, storeLeaseClient, storeListerWatcher, type ClusterStore, type LeaseFault } from '../../apiserver/src';
+import { skewedScheduler, type ClockSkew } from '../../lib/testing';
 
 /**
  * A ring of members in virtual time: one shared store (the loopback server's Lease semantics),

@@ -5,9 +5,9 @@ import { fnv1a64 } from '../../lib/sharding/fnv1a64';
 import { StatusError } from '../../lib/base/errors';
 import { list$ } from '../../lib/sources/list';
 import { watch$ } from '../../lib/sources/watch';
-import { parseShardSelector, ShardSelectorError } from '../../lib/testing/shardSelector';
-import { startApiServer, type ApiServer } from '../../lib/testing/server';
-import { createChurn } from '../../lib/testing/churn';
+import { parseShardSelector, ShardSelectorError } from '../../apiserver/src/shardSelector';
+import { startApiServer, type ApiServer } from '../../apiserver/src/server';
+import { createChurn } from '../../apiserver/src/churn';
 import { EVENTUALLY_MS, within } from '../support/eventually';
 
 /** KEP-5866's shardSelector on the loopback server, and the sources passing it on, over HTTP. */

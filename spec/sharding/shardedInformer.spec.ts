@@ -5,7 +5,7 @@ import { shardedInformerFrom, type ShardedInformer, type ShardFilterMode } from 
 import { RING_LABEL } from '../../lib/sharding/ringLease';
 import type { Change } from '../../lib/store/change';
 import type { Snapshot } from '../../lib/store/snapshot';
-import { createClusterStore, storeLeaseClient, storeListerWatcher, type ClusterStore } from '../../lib/testing';
+import { createClusterStore, storeLeaseClient, storeListerWatcher, type ClusterStore } from '../../apiserver/src';
 
 /** Sharded informers in virtual time over one store: their caches split the objects between them. */
 

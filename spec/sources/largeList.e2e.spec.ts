@@ -3,7 +3,7 @@ import { informer } from '../../lib/informer/informer';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import type { ReplaceDelta } from '../../lib/reflector/delta';
 import { list$ } from '../../lib/sources/list';
-import { createChurn, NEWEST_SERVER_VERSION, OLDEST_SERVER_VERSION, startApiServer, type ApiServer } from '../../lib/testing';
+import { createChurn, NEWEST_SERVER_VERSION, OLDEST_SERVER_VERSION, startApiServer, type ApiServer } from '../../apiserver/src';
 import { EVENTUALLY_MS, within } from '../support/eventually';
 
 /**

@@ -1,9 +1,9 @@
 import { pods } from '../../lib/resources/builtins';
 import { METADATA_ACCEPT, METADATA_LIST_ACCEPT } from '../../lib/sources/partialObjectMetadata';
-import { negotiateConversion } from '../../lib/testing/mediaTypeConversion';
-import { ApiStatusError } from '../../lib/testing/status';
-import { startApiServer, type ApiServer, type ApiServerOptions } from '../../lib/testing/server';
-import { get, openWatch, type WatchStream } from '../testing/httpHelpers';
+import { negotiateConversion } from '../../apiserver/src/mediaTypeConversion';
+import { ApiStatusError } from '../../apiserver/src/status';
+import { startApiServer, type ApiServer, type ApiServerOptions } from '../../apiserver/src/server';
+import { get, openWatch, type WatchStream } from '../apiserver/httpHelpers';
 
 /**
  * The loopback API server's PartialObjectMetadata answers, as apiserver's `endpoints/handlers`

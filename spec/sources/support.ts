@@ -2,8 +2,8 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type { Socket } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { loadClientNode } from '../../lib/testing/kubeConfig';
-import { testCertificates } from '../../lib/testing/tls';
+import { loadClientNode } from '../../apiserver/src/kubeConfig';
+import { testCertificates } from '../../apiserver/src/tls';
 import { EVENTUALLY_MS, within } from '../support/eventually';
 
 /**

@@ -6,7 +6,7 @@ import type { TLSSocket } from 'node:tls';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError, NetworkError, ProtocolError, type InformerError } from '../../lib/base/errors';
 import { inContext, kubeRequest, readBody, readText, responseBody, toReadError } from '../../lib/sources/transport';
-import { testCertificates } from '../../lib/testing/tls';
+import { testCertificates } from '../../apiserver/src/tls';
 import { EVENTUALLY_MS, within } from '../support/eventually';
 import { kubeConfigFor, sendJson, startProxy, startServer, tokenForTests, type TestServer } from './support';
 import type { KubeConfig } from '@kubernetes/client-node';

@@ -139,9 +139,9 @@ function danglingSectionLinks(fileName: string, text: string, sections: readonly
 
 const REPO = path.join(__dirname, '..', '..');
 
-/** lib/'s TypeScript files, with their text. */
+/** The TypeScript files of lib/ and of the apiserver package's sources (shipped code both), with their text. */
 function libSources(): { readonly file: string; readonly text: string }[] {
-  return typeScriptFiles('lib').map((file) => ({ file, text: readFileSync(path.join(REPO, file), 'utf8') }));
+  return [...typeScriptFiles('lib'), ...typeScriptFiles('apiserver/src')].map((file) => ({ file, text: readFileSync(path.join(REPO, file), 'utf8') }));
 }
 
 function typeScriptFiles(dir: string): string[] {

@@ -1,4 +1,4 @@
-import { NEWEST_SERVER_VERSION, OLDEST_SERVER_VERSION, type RequestRecord, type ServerVersion } from '../../lib/testing';
+import { NEWEST_SERVER_VERSION, OLDEST_SERVER_VERSION, type RequestRecord, type ServerVersion } from '../../apiserver/src';
 
 /**
  * The API server versions every end-to-end suite that lists runs against: the oldest modelled
