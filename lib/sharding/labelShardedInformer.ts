@@ -100,7 +100,7 @@ export function labelShardedInformer<T extends KubeObject = KubeObject>(kubeConf
  * import { asyncScheduler, EMPTY } from 'rxjs';
  * import { configMaps } from 'rx-informer';
  * import { labelShardedInformerFrom } from 'rx-informer/sharding';
- * import { createClusterStore, storeLeaseClient, storeListerWatcher } from 'rx-informer/testing';
+ * import { createClusterStore, storeLeaseClient, storeListerWatcher } from 'rx-informer-apiserver';
  *
  * const store = createClusterStore();
  * const shard = labelShardedInformerFrom(

@@ -180,13 +180,13 @@ export function shardedInformer<T extends KubeObject = KubeObject>(
 
 /**
  * {@link shardedInformer} over any sources: the seam for tests in virtual time (`storeListerWatcher`
- * and `storeLeaseClient` from `rx-informer/testing`) and for other transports.
+ * and `storeLeaseClient` from `rx-informer-apiserver`) and for other transports.
  *
  * ## Example
  * ```ts
  * import { pods } from 'rx-informer';
  * import { shardedInformerFrom } from 'rx-informer/sharding';
- * import { createClusterStore, storeLeaseClient, storeListerWatcher } from 'rx-informer/testing';
+ * import { createClusterStore, storeLeaseClient, storeListerWatcher } from 'rx-informer-apiserver';
  * import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
  *
  * const scheduler = new VirtualTimeScheduler(VirtualAction, 60_000);
