@@ -29,7 +29,7 @@ export type Reconciler = (key: string, context: ReconcileContext) => ReconcileOu
 
 /** The queue's counts, as {@link reconcile} publishes them in `'queue'` events. */
 export interface QueueStats {
-  /** Keys waiting for a worker. */
+  /** Keys waiting for a worker, counting one that changed while it is reconciled (client-go's depth). */
   readonly depth: number;
   /** Reconciles running. */
   readonly inFlight: number;
