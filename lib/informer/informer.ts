@@ -3,7 +3,7 @@ import { asapScheduler, asyncScheduler, defer, filter, finalize, mergeMap, Obser
 import type { Delta } from '../reflector/delta';
 import type { InformerHealth } from '../reflector/health';
 import { silentLogger, type Logger } from '../base/logger';
-import { MAX_TIMER_MS } from '../reflector/backoff';
+import { longDelays } from '../base/longDelays';
 import type { BackoffConfig } from '../reflector/backoff';
 import { handle, type HandleOptions } from '../handlers/handle';
 import type { HandlerEvent, ResourceHandlers } from '../handlers/resourceHandlers';
@@ -291,7 +291,7 @@ export function informerOfRuns<T extends KubeObject = KubeObject>(runs: (config:
   const scheduler = options.scheduler ?? asyncScheduler;
   const logger = options.logger ?? silentLogger;
   const gracePeriodMs = options.gracePeriodMs ?? 0;
-  if (!(gracePeriodMs >= 0 && gracePeriodMs <= MAX_TIMER_MS)) throw new RangeError(`informer gracePeriodMs must be in [0, ${MAX_TIMER_MS}], got ${gracePeriodMs}`);
+  if (!(gracePeriodMs >= 0 && Number.isFinite(gracePeriodMs))) throw new RangeError(`informer gracePeriodMs must be a finite number of ms >= 0, got ${gracePeriodMs}`);
   const health = new InformerHealthTracker(name, scheduler.now());
   const onRejected = (rejection: RejectedObjectError): void => {
     const reported = health.rejected(rejection);
@@ -351,7 +351,7 @@ export function informerOfRuns<T extends KubeObject = KubeObject>(runs: (config:
     tap((snapshot) => (current = snapshot)),
     finalize(() => (current = undefined)),
     // shareReplay's refCount has no grace: leaving and coming back in one tick would relist.
-    share({ connector: () => new ReplaySubject<Snapshot<T>>(1), resetOnError: true, resetOnComplete: true, resetOnRefCountZero: () => timer(gracePeriodMs, scheduler) }),
+    share({ connector: () => new ReplaySubject<Snapshot<T>>(1), resetOnError: true, resetOnComplete: true, resetOnRefCountZero: () => timer(gracePeriodMs, longDelays(scheduler)) }),
   );
 
   // Listening before starting the cache: a deltas$ subscriber that starts the watch sees it all.

@@ -1,5 +1,6 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { silentLogger, type Logger } from '../base/logger';
+import { longDelays } from '../base/longDelays';
 
 /**
  * Leader election's settings, their defaults and the checks client-go makes before it runs
@@ -89,7 +90,9 @@ export function resolveElectionConfig(options: LeaderElectionOptions): ElectionC
     requestTimeout,
     releaseOnUnsubscribe: options.releaseOnUnsubscribe ?? true,
     labels: options.labels,
-    scheduler: options.scheduler ?? asyncScheduler,
+    // Every timer of the election (retries, the renew deadline, request timeouts) honours
+    // durations past what one Node timer holds.
+    scheduler: longDelays(options.scheduler ?? asyncScheduler),
     logger: options.logger ?? silentLogger,
     random: options.random ?? Math.random,
   };

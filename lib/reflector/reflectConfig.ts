@@ -2,7 +2,8 @@ import { asyncScheduler } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 import { silentLogger } from '../base/logger';
 import type { Logger } from '../base/logger';
-import { MAX_TIMER_MS, resolveBackoffConfig } from './backoff';
+import { MAX_TIMER_MS } from '../base/longDelays';
+import { resolveBackoffConfig } from './backoff';
 import type { BackoffConfig } from './backoff';
 import { watchIdleMs } from './requestOptions';
 

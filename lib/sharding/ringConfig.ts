@@ -2,6 +2,7 @@ import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { defaultBackoffConfig, type BackoffConfig } from '../reflector/backoff';
 import { resolveElectionConfig } from '../leaderElection/electionConfig';
 import { silentLogger, type Logger } from '../base/logger';
+import { longDelays } from '../base/longDelays';
 import { MAX_BUCKETS } from './buckets';
 import { memberLeaseName } from './ringLease';
 
@@ -94,7 +95,8 @@ export function resolveRingConfig(options: RingMemberOptions): RingMemberConfig 
     renewDeadline: timings.renewDeadline,
     retryPeriod: timings.retryPeriod,
     requestTimeout: timings.requestTimeout,
-    scheduler: options.scheduler ?? asyncScheduler,
+    // The member's timers (renewals, its deadline, request timeouts) honour any duration.
+    scheduler: longDelays(options.scheduler ?? asyncScheduler),
     logger: options.logger ?? silentLogger,
   };
 }

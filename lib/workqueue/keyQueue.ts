@@ -1,4 +1,5 @@
 import type { SchedulerLike, Subscription } from 'rxjs';
+import { longDelays } from '../base/longDelays';
 
 /** Told of each key entering the queue and each key a worker takes (for metrics). */
 export interface KeyQueueObserver {
@@ -34,6 +35,8 @@ export class KeyQueue {
   private readonly dirty = new Map<string, number>();
   private readonly processing = new Set<string>();
   private readonly delayed = new Map<string, { readonly readyAt: number; readonly timer: Subscription }>();
+  /** Delayed adds: a requeue or a retry may ask for longer than one Node timer holds. */
+  private readonly timers: SchedulerLike;
 
   constructor(
     private readonly scheduler: SchedulerLike,
@@ -42,7 +45,9 @@ export class KeyQueue {
     /** Called when a delayed key has been added: a worker may take it. */
     private readonly due: () => void,
     private readonly observer?: KeyQueueObserver,
-  ) {}
+  ) {
+    this.timers = longDelays(scheduler);
+  }
 
   /** Keys waiting for a worker: those queued, and those changed while a worker has them. */
   get depth(): number {
@@ -89,7 +94,7 @@ export class KeyQueue {
       if (existing.readyAt <= readyAt) return;
       existing.timer.unsubscribe();
     }
-    const timer = this.scheduler.schedule(() => {
+    const timer = this.timers.schedule(() => {
       this.delayed.delete(key);
       this.add(key);
       this.due();

@@ -1,5 +1,6 @@
 import { isObservable, type Observable, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import type { Logger } from '../base/logger';
+import { longDelays } from '../base/longDelays';
 import { KeyQueue, type KeyQueueObserver } from './keyQueue';
 import type { WorkqueueMetricEvent, WorkqueueMetricsSink } from './workqueueMetrics';
 import { RetryLimiter, type RetryRateLimit } from './rateLimiter';
@@ -134,7 +135,7 @@ export class Workers {
     this.queue.clear();
     if (this.running.size === 0) return;
     if (this.config.grace <= 0) this.abandonRunning();
-    else this.graceTimer = this.config.scheduler.schedule(() => this.abandonRunning(), this.config.grace);
+    else this.graceTimer = longDelays(this.config.scheduler).schedule(() => this.abandonRunning(), this.config.grace);
   }
 
   private pump(): void {
