@@ -24,6 +24,14 @@ export interface ReconcileOptions {
    * next leader. Raise it for a controller without leader election whose reconciles are slow.
    */
   readonly grace?: number;
+  /**
+   * How long (ms) one reconcile may run (controller-runtime's `ReconciliationTimeout`). Past it
+   * its `signal` aborts with a `TimeoutError`, an Observable reconcile is unsubscribed, and the
+   * key fails: it is retried with backoff, and its worker takes the next key at once. A Promise
+   * that ignores its signal cannot be stopped: its key stays taken until it settles, so its retry
+   * runs after it, never beside it. Default none (`Infinity`). Any length, even past 24.8 days.
+   */
+  readonly timeout?: number;
   /** Runs retry timers, requeues, the grace timer and the `'queue'` events. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
   /** Where failures are logged (warn). Default silent. */
@@ -109,9 +117,12 @@ export function reconcile(fn: Reconciler, options: ReconcileOptions = {}): Opera
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   const grace = options.grace ?? 2_000;
   if (!Number.isFinite(grace) || grace < 0) throw new RangeError(`grace must be a finite number of ms >= 0, got ${grace}`);
+  const timeout = options.timeout ?? Infinity;
+  if (!(timeout > 0)) throw new RangeError(`timeout must be a number of ms > 0 (Infinity for none), got ${timeout}`);
   const config = {
     concurrency,
     grace,
+    timeout,
     rateLimit: options.rateLimit ?? {},
     scheduler: options.scheduler ?? asyncScheduler,
     logger: options.logger ?? silentLogger,
