@@ -1,5 +1,5 @@
 import { asyncScheduler, type OperatorFunction, type SchedulerLike } from 'rxjs';
-import { silentLogger, type Logger } from '../base/logger';
+import { defaultLogger, type Logger } from '../base/logger';
 import { operate, operatorObserver } from '../base/operate';
 import { RetryLimiter, type RetryRateLimit } from './rateLimiter';
 import { Workers, type ReconcileEvent, type Reconciler } from './workers';
@@ -34,7 +34,11 @@ export interface ReconcileOptions {
   readonly timeout?: number;
   /** Runs retry timers, requeues, the grace timer and the `'queue'` events. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
-  /** Where failures are logged (warn). Default silent. */
+  /**
+   * Where failures are logged: at debug for a key's first four failures in a row, at warn from
+   * the fifth on, and at warn for every timeout (a `'failed'` event carries each one). Default
+   * `defaultLogger`: warnings and errors to stderr; `silentLogger` for none.
+   */
   readonly logger?: Logger;
   /** Names this reconciler in log lines. Default `'reconcile'`. */
   readonly name?: string;
@@ -125,7 +129,7 @@ export function reconcile(fn: Reconciler, options: ReconcileOptions = {}): Opera
     timeout,
     rateLimit: options.rateLimit ?? {},
     scheduler: options.scheduler ?? asyncScheduler,
-    logger: options.logger ?? silentLogger,
+    logger: options.logger ?? defaultLogger,
     name: options.name ?? 'reconcile',
     metrics: options.metrics,
   };

@@ -12,6 +12,16 @@ import { requeueDelayOf, type ReconcileOutcome } from './reconcileResult';
  * lets running reconciles finish within a grace. One instance per subscription.
  */
 
+/**
+ * A key's failures in a row are logged at debug until this many, then at warn: one failure, or
+ * a few (a conflict with another writer), is a retry doing its job; a key still failing at its
+ * fifth attempt (about 75 ms of backoff at the default 5 ms doubling, more with slow reconciles)
+ * is a problem someone should see. The retry delay doubles, so a key that keeps failing is
+ * logged ever more rarely (at the 1000 s cap, once a quarter of an hour). A timeout is always a
+ * warning: the reconcile hung for the whole of it.
+ */
+export const FAILURES_BEFORE_WARNING = 5;
+
 /** What a reconcile function receives besides the key. */
 export interface ReconcileContext {
   /** The key being reconciled (`namespace/name`, or whatever the source emitted). */
@@ -294,7 +304,8 @@ export class Workers {
     this.retries += 1;
     this.queue.addAfter(key, retryIn);
     const message = outcome === 'timedOut' ? 'reconcile timed out; retrying' : 'reconcile failed; retrying';
-    this.config.logger.warn({ reconciler: this.config.name, key, failures, retryIn, error: messageOf(error) }, message);
+    const level = outcome === 'timedOut' || failures >= FAILURES_BEFORE_WARNING ? 'warn' : 'debug';
+    this.config.logger[level]({ reconciler: this.config.name, key, failures, retryIn, error: messageOf(error) }, message);
     this.subscriber.next({ type: 'failed', key, error, failures, retryIn });
   }
 
