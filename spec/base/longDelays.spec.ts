@@ -1,4 +1,5 @@
 import { NetworkError } from '../../lib/base/errors';
+import { silentLogger } from '../../lib/base/logger';
 import { asyncScheduler, defer, interval, NEVER, of, take, throwError, type Observable, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
 import { longDelays, MAX_TIMER_MS } from '../../lib/base/longDelays';
 import { TestScheduler } from 'rxjs/testing';
@@ -284,7 +285,7 @@ describe('delays past 2^31 − 1 ms', () => {
         return list(options);
       };
       scheduler.run(({ flush }) => {
-        const informer = informerFrom(lw, { scheduler: node, backoff: { initialMs: THIRTY_DAYS, maxMs: THIRTY_DAYS, jitter: 'none' } });
+        const informer = informerFrom(lw, { scheduler: node, backoff: { initialMs: THIRTY_DAYS, maxMs: THIRTY_DAYS, jitter: 'none' }, logger: silentLogger });
         const subscription = informer.synced$.subscribe(() => subscription.unsubscribe());
         flush();
       });
@@ -299,7 +300,7 @@ describe('delays past 2^31 − 1 ms', () => {
       const open: string[] = [];
       scheduler.run(({ flush }) => {
         // Watches of 23 days: the spec runs a month of virtual time without a re-watch every few minutes.
-        const informer = informerFrom(lw, { scheduler: node, gracePeriodMs: THIRTY_DAYS, watchTimeoutSeconds: { min: 2_000_000, max: 2_000_000 } });
+        const informer = informerFrom(lw, { scheduler: node, gracePeriodMs: THIRTY_DAYS, watchTimeoutSeconds: { min: 2_000_000, max: 2_000_000 }, logger: silentLogger });
         informer.informer$.subscribe().unsubscribe();
         scheduler.schedule(() => open.push(`1d: ${lw.openWatches()}`), DAY);
         scheduler.schedule(() => open.push(`29d: ${lw.openWatches()}`), 29 * DAY);
@@ -345,6 +346,7 @@ describe('delays past 2^31 − 1 ms', () => {
       retryPeriod: THIRTY_DAYS,
       releaseOnUnsubscribe: false,
       scheduler: node,
+      logger: silentLogger,
     }).subscribe();
     scheduler.flush();
     expect(requests).toEqual(['get@0d', 'create@0d', 'update@30d', 'update@60d']);

@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import { NEVER, Observable, Subject } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { Registry } from 'prom-client';
@@ -34,7 +35,8 @@ function run(scheduler: TestScheduler, keys: Observable<string>, behaviour: Beha
           calls.push(`${key}@${scheduler.now()}`);
           return behaviour(key, call, context);
         },
-        { scheduler, ...options },
+        // Timeouts are logged at warn; these specs read them from the events.
+        { scheduler, logger: silentLogger, ...options },
       ),
     )
     .subscribe((event) => {
