@@ -116,8 +116,8 @@ export class Workers {
   private readonly running = new Map<string, Running>();
   /** Running entries that are overdue: they hold their keys but no longer a worker. */
   private overdue = 0;
-  /** The `timeout` timers: any length. */
-  private readonly deadlines: SchedulerLike;
+  /** The `timeout` and `grace` timers: any length, even past what one Node timer holds. */
+  private readonly timers: SchedulerLike;
   private retries = 0;
   private statsPending: Subscription | undefined;
   private graceTimer: Subscription | undefined;
@@ -132,7 +132,7 @@ export class Workers {
     private readonly subscriber: Subscriber<ReconcileEvent>,
   ) {
     this.limiter = new RetryLimiter(config.rateLimit);
-    this.deadlines = longDelays(config.scheduler);
+    this.timers = longDelays(config.scheduler);
     this.queue = new KeyQueue(
       config.scheduler,
       () => this.statsChanged(),
@@ -169,7 +169,7 @@ export class Workers {
     for (const entry of this.running.values()) entry.deadline?.unsubscribe();
     if (this.running.size === 0) return;
     if (this.config.grace <= 0) this.abandonRunning();
-    else this.graceTimer = longDelays(this.config.scheduler).schedule(() => this.abandonRunning(), this.config.grace);
+    else this.graceTimer = this.timers.schedule(() => this.abandonRunning(), this.config.grace);
   }
 
   private pump(): void {
@@ -221,7 +221,7 @@ export class Workers {
       this.settle(key, entry, { value: output });
     }
     if (this.config.timeout !== Infinity && this.running.get(key) === entry) {
-      entry.deadline = this.deadlines.schedule(() => this.timeOut(key, entry), this.config.timeout);
+      entry.deadline = this.timers.schedule(() => this.timeOut(key, entry), this.config.timeout);
     }
   }
 
