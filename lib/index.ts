@@ -32,8 +32,8 @@ export type { WatchScope } from './sources/listerWatcher';
 // Health, metrics as plain values, logging.
 export type { Health, ReflectorPhase, InformerHealth, CacheHealth } from './reflector/health';
 export type { InformerMetricEvent, RelistCause, WatchEventType } from './informer/informerMetrics';
-export { silentLogger } from './base/logger';
-export type { Logger } from './base/logger';
+export { defaultLogger, silentLogger, stderrLogger } from './base/logger';
+export type { Logger, LogLevel, StderrLoggerOptions } from './base/logger';
 
 // Handlers.
 export { handle } from './handlers/handle';

@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mod
 import { asyncScheduler, BehaviorSubject, EMPTY, filter, first, firstValueFrom, Subject, switchMap, takeUntil, type Observable, type Subscription } from 'rxjs';
 import { checkInformerConfig } from '../informer/checkInformerConfig';
 import { informer, informerFrom, informerName, type Informer, type InformerFromOptions, type InformerOptions } from '../informer/informer';
-import { silentLogger } from '../base/logger';
+import { defaultLogger } from '../base/logger';
 import { defineResource, type Resource } from '../resources/resource';
 import type { ListerWatcher } from '../sources/listerWatcher';
 import { resolveTarget } from '../sources/transport';
@@ -155,7 +155,7 @@ export function informerFactory(kubeConfig: KubeConfig, options: InformerFactory
   // so a bad one fails here instead of killing each informer at start().
   informerFrom(NOTHING, options);
   const entries = new Map<string, Entry>();
-  const logger = options.logger ?? silentLogger;
+  const logger = options.logger ?? defaultLogger;
   const scheduler = options.scheduler ?? asyncScheduler;
   const started$ = new BehaviorSubject(false);
   const shutdowns$ = new Subject<void>();

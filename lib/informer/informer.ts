@@ -2,8 +2,8 @@ import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mod
 import { asapScheduler, asyncScheduler, defer, filter, finalize, mergeMap, Observable, of, ReplaySubject, share, Subject, switchMap, take, tap, timer, type SchedulerLike } from 'rxjs';
 import type { Delta } from '../reflector/delta';
 import type { InformerHealth } from '../reflector/health';
-import { silentLogger, type Logger } from '../base/logger';
-import { MAX_TIMER_MS } from '../reflector/backoff';
+import { defaultLogger, type Logger } from '../base/logger';
+import { longDelays } from '../base/longDelays';
 import type { BackoffConfig } from '../reflector/backoff';
 import { handle, type HandleOptions } from '../handlers/handle';
 import type { HandlerEvent, ResourceHandlers } from '../handlers/resourceHandlers';
@@ -65,7 +65,11 @@ export interface InformerFromOptions<T extends KubeObject = KubeObject> {
    * snapshot. In virtual time the events of one instant make one snapshot.
    */
   readonly scheduler?: SchedulerLike;
-  /** Where log lines go (pino-compatible). Default silent. */
+  /**
+   * Where log lines go (pino-compatible). Default `defaultLogger`: warnings and errors (retried
+   * failures, failures that need a person, objects that cannot be cached, throwing handlers) to
+   * stderr, one line each; `silentLogger` for none.
+   */
   readonly logger?: Logger;
   /** Retry delays. Default client-go's: 800 ms doubling to a 30 s cap, each wait drawn from [d, 2d), reset after 2 min healthy. */
   readonly backoff?: BackoffConfig;
@@ -287,9 +291,9 @@ export type ReflectorRuns<T extends KubeObject = KubeObject> = Observable<Observ
 export function informerOfRuns<T extends KubeObject = KubeObject>(runs: (config: ReflectConfig) => ReflectorRuns<T>, options: InformerFromOptions<T> = {}): Informer<T> {
   const name = options.name ?? 'informer';
   const scheduler = options.scheduler ?? asyncScheduler;
-  const logger = options.logger ?? silentLogger;
+  const logger = options.logger ?? defaultLogger;
   const gracePeriodMs = options.gracePeriodMs ?? 0;
-  if (!(gracePeriodMs >= 0 && gracePeriodMs <= MAX_TIMER_MS)) throw new RangeError(`informer gracePeriodMs must be in [0, ${MAX_TIMER_MS}], got ${gracePeriodMs}`);
+  if (!(gracePeriodMs >= 0 && Number.isFinite(gracePeriodMs))) throw new RangeError(`informer gracePeriodMs must be a finite number of ms >= 0, got ${gracePeriodMs}`);
   const health = new InformerHealthTracker(name, scheduler.now());
   const onRejected = (rejection: RejectedObjectError): void => {
     const reported = health.rejected(rejection);
@@ -349,7 +353,7 @@ export function informerOfRuns<T extends KubeObject = KubeObject>(runs: (config:
     tap((snapshot) => (current = snapshot)),
     finalize(() => (current = undefined)),
     // shareReplay's refCount has no grace: leaving and coming back in one tick would relist.
-    share({ connector: () => new ReplaySubject<Snapshot<T>>(1), resetOnError: true, resetOnComplete: true, resetOnRefCountZero: () => timer(gracePeriodMs, scheduler) }),
+    share({ connector: () => new ReplaySubject<Snapshot<T>>(1), resetOnError: true, resetOnComplete: true, resetOnRefCountZero: () => timer(gracePeriodMs, longDelays(scheduler)) }),
   );
 
   // Listening before starting the cache: a deltas$ subscriber that starts the watch sees it all.

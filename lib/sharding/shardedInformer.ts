@@ -4,7 +4,7 @@ import { checkInformerConfig } from '../informer/checkInformerConfig';
 import { informerFrom, informerName, informerOfRuns, type Informer, type InformerOptions, type ReflectorRuns } from '../informer/informer';
 import { kubeLeaseClient } from '../leaderElection/leaseClient';
 import type { LeaseClient } from '../leaderElection/leaseClient';
-import { silentLogger } from '../base/logger';
+import { defaultLogger } from '../base/logger';
 import { reflectorEvents } from '../reflector/reflect';
 import type { ReflectConfig } from '../reflector/reflectConfig';
 import type { ReflectorEvent } from '../reflector/reflectorEvent';
@@ -207,7 +207,7 @@ export function shardedInformer<T extends KubeObject = KubeObject>(
  */
 export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: ShardSources<T>, options: ShardedInformerOptions<T>): ShardedInformer<T> {
   const scheduler = options.scheduler ?? asyncScheduler;
-  const logger = options.logger ?? silentLogger;
+  const logger = options.logger ?? defaultLogger;
   const ringOptions: RingMemberOptions = { ...options, scheduler, logger };
   const ringConfig = resolveRingConfig(ringOptions);
   const { buckets: count, identity } = ringConfig;
