@@ -341,7 +341,7 @@ describe('delays past 2^31 − 1 ms', () => {
       namespace: 'default',
       name: 'controller',
       identity: 'a',
-      leaseDuration: 60 * DAY,
+      leaseDuration: 80 * DAY,
       renewDeadline: 40 * DAY,
       retryPeriod: THIRTY_DAYS,
       releaseOnUnsubscribe: false,
