@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
-import { asapScheduler, asyncScheduler, defer, filter, finalize, mergeMap, Observable, of, ReplaySubject, share, Subject, switchMap, take, tap, timer, type SchedulerLike } from 'rxjs';
+import { asapScheduler, asyncScheduler, defer, filter, finalize, isObservable, mergeMap, Observable, of, ReplaySubject, share, Subject, switchMap, take, tap, timer, type SchedulerLike } from 'rxjs';
 import type { Delta } from '../reflector/delta';
 import type { InformerHealth } from '../reflector/health';
 import { silentLogger, type Logger } from '../base/logger';
@@ -17,13 +17,15 @@ import { kubeListerWatcher } from '../sources/kubeListerWatcher';
 import type { IncrementalDecoding } from '../sources/list';
 import type { ListerWatcher, WatchScope } from '../sources/listerWatcher';
 import type { Change } from '../store/change';
-import type { IndexFunc } from '../store/indexers';
+import { NAMESPACE_INDEX, namespaceIndex, type IndexFunc } from '../store/indexers';
 import type { KubeObject } from '../base/object';
 import type { Snapshot } from '../store/snapshot';
 import { checkInformerConfig } from './checkInformerConfig';
 import { InformerHealthTracker } from './informerHealth';
-import { informerMetricEvents, RequestsInFlight, type InformerMetricEvent } from './informerMetrics';
+import { informerMetricEvents, type InformerMetricEvent } from './informerMetrics';
+import { RunReports, type RunLane } from './runReports';
 import { metadataListerWatcher } from '../sources/metadataListerWatcher';
+import { checkNamespaces, namespaceRuns, type NamespaceSet } from './namespaceRuns';
 import type { MetadataOnlyOptions, PartialObjectMetadata } from '../sources/partialObjectMetadata';
 
 /** Options of {@link informerFrom}: everything but where the objects come from. All optional. */
@@ -100,6 +102,17 @@ export interface InformerFromOptions<T extends KubeObject = KubeObject> {
 export interface InformerOptions<T extends KubeObject = KubeObject> extends InformerFromOptions<T> {
   /** Watch one namespace. Default: all namespaces (ignored for cluster-scoped resources). */
   readonly namespace?: string;
+  /**
+   * Watch a set of namespaces, into one cache with one index: a list of names, or an Observable of
+   * lists, each of which replaces the set while the informer runs. Not with `namespace`, and for
+   * namespaced resources only. One list and watch per namespace (the API server has no selector
+   * for a set); a relist of one namespace replaces only its objects; the cache is synced once every
+   * namespace has listed. A namespace added later arrives as adds, one removed leaves as deletes,
+   * both marked `namespaceSet`. `health$` shows the least healthy watch, `metrics$` every watch.
+   * The cache always has the namespace index (added to the `indexers` given when they lack it):
+   * relists of a namespace read it. See {@link informerFromNamespaces}.
+   */
+  readonly namespaces?: NamespaceSet;
   /** Server-side label selector (`app=web,tier!=db`). */
   readonly labelSelector?: string;
   /** Server-side field selector (`spec.nodeName=node-1`). */
@@ -223,17 +236,27 @@ export interface Informer<T extends KubeObject = KubeObject> {
  *
  * @param kubeConfig the cluster and credentials.
  * @param resource what to watch: a built-in descriptor (`pods`) or `defineResource(...)`.
- * @param options scope (namespace, selectors), indexes, transform, timers, metadata only; all optional.
+ * Over a set of namespaces, one cache (see `namespaces`):
+ *
+ * ```ts
+ * const teamPods = informer(kubeConfig, pods, { namespaces: ['team-a', 'team-b'] });
+ * ```
+ *
+ * @param options scope (namespace or namespaces, selectors), indexes, transform, timers, metadata
+ * only; all optional.
  * @throws ConfigError at once for what no retry can fix: a kubeconfig without a usable current
  * context, a label or field selector that does not parse.
+ * @throws TypeError at once for `namespaces` with `namespace`, on a cluster-scoped resource, or
+ * holding something other than non-empty names.
  * @throws RangeError at once for an option out of range.
  */
 export function informer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: MetadataInformerOptions): Informer<PartialObjectMetadata>;
 export function informer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options?: InformerOptions<T>): Informer<T>;
 export function informer<T extends KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: InformerOptions<T> | MetadataInformerOptions = {}): Informer<T> | Informer<PartialObjectMetadata> {
-  const { namespace, labelSelector, fieldSelector, listReadAhead, withholdExcerpts, compression, incrementalDecoding, metadataOnly } = options;
+  const { namespace, namespaces, labelSelector, fieldSelector, listReadAhead, withholdExcerpts, compression, incrementalDecoding, metadataOnly } = options;
   const scope = { namespace, labelSelector, fieldSelector };
   const transport = { listReadAhead, withholdExcerpts, compression, incrementalDecoding };
+  if (namespaces !== undefined) return namespacesInformer(kubeConfig, resource, options, namespaces);
   if (metadataOnly !== undefined && metadataOnly !== false) {
     const name = options.name ?? `${informerName(resource, options)} (metadata)`;
     checkInformerConfig(kubeConfig, name, scope);
@@ -269,22 +292,97 @@ export function informerFrom<T extends KubeObject = KubeObject>(listerWatcher: L
   return informerOfRuns((reflectConfig) => of(reflectorEvents(listerWatcher, reflectConfig)), options);
 }
 
+/** Options of {@link informerFromNamespaces}: the set of namespaces, and everything {@link informerFrom} takes. */
+export interface InformerFromNamespacesOptions<T extends KubeObject = KubeObject> extends InformerFromOptions<T> {
+  /** The namespaces: a list of names, or an Observable of lists, each replacing the set. */
+  readonly namespaces: NamespaceSet;
+}
+
 /**
- * Reflector runs, one after another: each inner Observable is one run's events (`reflectorEvents`,
- * or a stand-in with no reports), and the next run ends the one before, as `switchAll` does.
+ * An informer over a set of namespaces from any list/watch source: the seam that
+ * `informer(kubeConfig, resource, { namespaces })` is built on. One cache and one index hold every
+ * namespace; underneath, each namespace has its own reflector over `listerWatcherOf(namespace)`.
+ *
+ * 1. A relist of one namespace (after a 410, say) replaces only that namespace's objects: its cost
+ *    is that namespace's size, not the cache's.
+ * 2. The cache is synced (`synced$`, `waitForSync`) once every namespace of the first set has
+ *    listed; an empty set syncs at once, empty.
+ * 3. From an Observable, each list replaces the set: a namespace added starts its watch and its
+ *    objects arrive as adds, one removed stops its watch and its objects leave as deletes
+ *    (`finalStateUnknown`); both are marked `namespaceSet` on the changes and in handlers' `info`.
+ * 4. `health$` shows the least healthy watch (backing off, then listing, then watching), its error
+ *    naming the request and so the namespace; `metrics$` measures every watch.
+ *
+ * The namespace index is always configured (added to `indexers` when they lack it).
+ *
+ * ## Example
+ * ```ts
+ * import { BehaviorSubject } from 'rxjs';
+ * import type { KubeObject } from 'rx-informer';
+ * import { informerFromNamespaces, type ListerWatcher } from 'rx-informer/pipeline';
+ *
+ * declare const listerWatcherOf: (namespace: string) => ListerWatcher<KubeObject>;
+ * const teams = new BehaviorSubject<readonly string[]>(['team-a', 'team-b']);
+ * const shared = informerFromNamespaces(listerWatcherOf, { name: 'configmaps@teams', namespaces: teams });
+ * shared.handle({ onDelete: (object, { namespaceSet }) => console.log(namespaceSet?.type === 'removed' ? 'unwatched' : 'deleted', object.metadata.name) }).subscribe();
+ * teams.next(['team-b', 'team-c']); // team-a's objects leave, team-c's arrive
+ * ```
+ *
+ * @param listerWatcherOf the source of one namespace's lists and watches.
+ * @param options the namespaces; indexes, transform, timers as {@link informerFrom}'s.
+ * @throws TypeError at once for a list holding something other than non-empty strings (from an
+ * Observable, `informer$` errors with it).
+ * @throws RangeError at once for an option out of range.
+ */
+export function informerFromNamespaces<T extends KubeObject = KubeObject>(listerWatcherOf: (namespace: string) => ListerWatcher<T>, options: InformerFromNamespacesOptions<T>): Informer<T> {
+  const { namespaces } = options;
+  if (!isObservable(namespaces)) checkNamespaces(namespaces);
+  const indexers = options.indexers === undefined || NAMESPACE_INDEX in options.indexers ? options.indexers : { [NAMESPACE_INDEX]: namespaceIndex as IndexFunc<T>, ...options.indexers };
+  return informerOfRuns((config) => namespaceRuns(listerWatcherOf, namespaces, config), { ...options, indexers }, 'merge');
+}
+
+/** `informer()` with `namespaces`: one lister-watcher per namespace, whole objects or metadata only. */
+function namespacesInformer<T extends KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: InformerOptions<T> | MetadataInformerOptions, namespaces: NamespaceSet): Informer<T> | Informer<PartialObjectMetadata> {
+  const { namespace, labelSelector, fieldSelector, listReadAhead, withholdExcerpts, compression, incrementalDecoding, metadataOnly } = options;
+  if (namespace !== undefined) throw new TypeError('informer: give `namespace` or `namespaces`, not both');
+  if (!resource.namespaced) throw new TypeError(`informer: \`namespaces\` is for namespaced resources; ${resource.plural} is cluster-scoped`);
+  const selectors = { labelSelector, fieldSelector };
+  const transport = { listReadAhead, withholdExcerpts, compression, incrementalDecoding };
+  const base = informerName(resource, { ...selectors, namespaces });
+  if (metadataOnly !== undefined && metadataOnly !== false) {
+    const name = options.name ?? `${base} (metadata)`;
+    checkInformerConfig(kubeConfig, name, selectors);
+    const metadata = { ...transport, ...(metadataOnly === true ? {} : metadataOnly) };
+    return informerFromNamespaces((ns) => metadataListerWatcher(kubeConfig, resource, { namespace: ns, ...selectors }, metadata), { ...(options as MetadataInformerOptions), name, namespaces });
+  }
+  const name = options.name ?? base;
+  checkInformerConfig(kubeConfig, name, selectors);
+  return informerFromNamespaces((ns) => kubeListerWatcher(kubeConfig, resource, { namespace: ns, ...selectors }, transport), { ...(options as InformerOptions<T>), name, namespaces });
+}
+
+/**
+ * Reflector runs: each inner Observable is one run's events (`reflectorEvents`, or a stand-in with
+ * no reports). Under `switch` the next run ends the one before, as `switchAll` does; under `merge`
+ * they run side by side, as `mergeAll` does, each until it ends.
  * @internal
  */
 export type ReflectorRuns<T extends KubeObject = KubeObject> = Observable<Observable<ReflectorEvent<T>>>;
 
 /**
  * The informer over the reflector runs built from the reflector config it is handed: one run, or
- * several one after another (a sharded informer relists when its buckets change). A run's reports
- * feed `health$` and `metrics$`, its deltas the cache; a run stopped (by the next one, or by the
- * informer stopping) cannot report that itself, so the informer does: health idle, the request in
- * flight `stopped`.
+ * several one after another (`switch`: a sharded informer relists when its buckets change), or
+ * several at once (`merge`: one per namespace of an informer over a set of namespaces). Each run
+ * reports through its own lane (see `RunReports`): its reports feed `health$` and `metrics$`, its
+ * deltas the cache; a run stopped (by the next one, by its own end, or by the informer stopping)
+ * cannot report that itself, so the informer does: its request in flight `stopped`, and health
+ * idle once no run is left.
  * @internal
  */
-export function informerOfRuns<T extends KubeObject = KubeObject>(runs: (config: ReflectConfig) => ReflectorRuns<T>, options: InformerFromOptions<T> = {}): Informer<T> {
+export function informerOfRuns<T extends KubeObject = KubeObject>(
+  runs: (config: ReflectConfig) => ReflectorRuns<T>,
+  options: InformerFromOptions<T> = {},
+  overlap: 'switch' | 'merge' = 'switch',
+): Informer<T> {
   const name = options.name ?? 'informer';
   const scheduler = options.scheduler ?? asyncScheduler;
   const logger = options.logger ?? silentLogger;
@@ -301,27 +399,31 @@ export function informerOfRuns<T extends KubeObject = KubeObject>(runs: (config:
   };
   // Every delta passes through here on its way to the indexer: deltas$ subscribers listen in.
   const deltaBus = new Subject<Delta<T>>();
-  const requests = new RequestsInFlight();
+  const reports = new RunReports(health);
   // A run's reports go to health$ and metrics$; its deltas to deltas$ listeners and on to the cache.
-  const route = (event: ReflectorEvent<T>): void => {
+  const route = (lane: RunLane, event: ReflectorEvent<T>): void => {
     switch (event.type) {
       case 'health':
-        return health.reflector(event.health);
+        return lane.health(event.health);
       case 'opened':
       case 'ended':
-        return requests.report(event);
+        return lane.request(event);
       default:
-        requests.count(event);
+        lane.count(event);
         // Skipping an unobserved bus spares a closure and an iterator per event.
         if (deltaBus.observed) deltaBus.next(event);
     }
   };
   // A stopped run's stream is closed: the informer, which stopped it, reports the stop.
-  const stopped = (): void => {
-    const now = scheduler.now();
-    requests.stopped(now);
-    health.stopped(now);
-  };
+  const laneOf = (run: Observable<ReflectorEvent<T>>): Observable<Delta<T>> =>
+    defer(() => {
+      const lane = reports.lane();
+      return run.pipe(
+        tap((event) => route(lane, event)),
+        filter(isDelta),
+        finalize(() => lane.stop(scheduler.now())),
+      );
+    });
   // The snapshot the share would replay to a subscriber arriving now; undefined while stopped.
   let current: Snapshot<T> | undefined;
   const informer$ = runs({
@@ -335,7 +437,7 @@ export function informerOfRuns<T extends KubeObject = KubeObject>(runs: (config:
     initialEventsTimeoutMs: options.initialEventsTimeoutMs,
     listPageTimeoutMs: options.listPageTimeoutMs,
   }).pipe(
-    switchMap((run) => run.pipe(tap(route), filter(isDelta), finalize(stopped))),
+    overlap === 'switch' ? switchMap(laneOf) : mergeMap(laneOf),
     indexer<T>({
       indexers: options.indexers,
       transform: options.transform,
@@ -383,14 +485,20 @@ export function informerOfRuns<T extends KubeObject = KubeObject>(runs: (config:
     changes$,
     synced$,
     health$: health.health$,
-    metrics$: informerMetricEvents(requests.events$, deltaBus),
+    metrics$: informerMetricEvents(reports.requests$, deltaBus),
     handle: (handlers, handleOptions) => informer$.pipe(handle(handlers, { ...handlerDefaults, ...handleOptions })),
   };
 }
 
+/** The scope {@link informerName} names: a namespace or a set of them, and the selectors. */
+export interface InformerNameScope extends WatchScope {
+  /** A set of namespaces: named `@[a,b]` when a list, `@[...]` when an Observable. */
+  readonly namespaces?: NamespaceSet;
+}
+
 /**
  * The default name of an informer: its resource and scope, as in `pods`, `deployments.apps`,
- * `pods@default`, `pods@default?app=web`. Log lines and sync errors carry it.
+ * `pods@default`, `pods@default?app=web`, `pods@[a,b]`. Log lines and sync errors carry it.
  *
  * ## Example
  * ```ts
@@ -399,9 +507,10 @@ export function informerOfRuns<T extends KubeObject = KubeObject>(runs: (config:
  * informerName(pods, { namespace: 'default', labelSelector: 'app=web' }); // 'pods@default?app=web'
  * ```
  */
-export function informerName(resource: Resource<KubeObject>, scope: WatchScope): string {
+export function informerName(resource: Resource<KubeObject>, scope: InformerNameScope): string {
   let name = resource.group === '' ? resource.plural : `${resource.plural}.${resource.group}`;
-  if (resource.namespaced && scope.namespace) name += `@${scope.namespace}`;
+  if (resource.namespaced && scope.namespaces !== undefined) name += isObservable(scope.namespaces) ? '@[...]' : `@[${[...new Set(scope.namespaces)].join(',')}]`;
+  else if (resource.namespaced && scope.namespace) name += `@${scope.namespace}`;
   const selectors = [scope.labelSelector, scope.fieldSelector].filter((s): s is string => s !== undefined && s !== '');
   if (selectors.length > 0) name += `?${selectors.join('&')}`;
   return name;
