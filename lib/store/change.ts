@@ -83,6 +83,7 @@ export interface HandoverMark {
  * (`removed`). A delete without it is an object deleted (or missing from a relist).
  */
 export interface NamespaceSetMark {
+  /** `added`: the namespace joined the set (on adds); `removed`: it left the set (on deletes). */
   readonly type: 'added' | 'removed';
   /** The namespace that joined or left the set. */
   readonly namespace: string;
