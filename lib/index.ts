@@ -74,3 +74,11 @@ export type { Status, InformerErrorKind, ProtocolProblem, ConfigProblem, Rejecti
 export { defineResource, resourcePath, apiVersionOf } from './resources/resource';
 export type { Resource, ResourcePathOptions, WireObject, WireJson } from './resources/resource';
 export * from './resources/builtins';
+
+// Custom resources: TypeScript types and descriptors from their CustomResourceDefinitions (what
+// `npx rx-informer crd` writes).
+export { crdToTypeScript } from './crd/crdToTypeScript';
+export type { CrdToTypeScriptOptions } from './crd/crdToTypeScript';
+export { CrdError } from './crd/customResourceDefinition';
+export { fetchCustomResourceDefinition } from './crd/fetchCustomResourceDefinition';
+export type { FetchCustomResourceDefinitionOptions } from './crd/fetchCustomResourceDefinition';
