@@ -56,8 +56,8 @@ export default [
   {
     ...library,
     format: 'cjs',
-    // The rx-informer-apiserver bin is CommonJS only: a command has no importers.
-    entry: [...entries, 'lib/testing/cli.ts'],
+    // The bins (rx-informer-apiserver, rx-informer) are CommonJS only: a command has no importers.
+    entry: [...entries, 'lib/testing/cli.ts', 'lib/crd/cli.ts'],
     clean: false,
   },
 ];
