@@ -14,8 +14,11 @@ import { inContext } from '../sources/transport';
 /** Parsed documents of one file or of standard input. */
 async function documentsOf(file: string): Promise<unknown[]> {
   const text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
-  // JSON needs no YAML parser (and JSON.parse is exact about JSON).
-  if (/^\s*[[{]/.test(text)) return [JSON.parse(text) as unknown];
+  // JSON needs no YAML parser (and JSON.parse is exact about JSON); a top-level array holds documents.
+  if (/^\s*[[{]/.test(text)) {
+    const json = parseJson(text);
+    if (json !== undefined) return Array.isArray(json) ? (json as unknown[]) : [json];
+  }
   // YAML needs a parser, and a well-kept one (`yaml`: YAML 1.2, multi-document streams, the
   // anchors and block scalars CRDs are written with) rather than one of our own. It is loaded here
   // and only here, so that the library proper never loads it: an informer needs no YAML.
@@ -24,6 +27,15 @@ async function documentsOf(file: string): Promise<unknown[]> {
     if (document.errors.length > 0) throw new Error(`${file === '-' ? 'standard input' : file}: ${document.errors[0]!.message}`);
     return document.toJS() as unknown;
   });
+}
+
+/** The value of a JSON text; undefined when it is not JSON (YAML in flow style, say). */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The user's kubeconfig, as kubectl would read it, in the context asked for. */

@@ -83,7 +83,8 @@ export class SchemaTypes {
   /** The type of a schema, declaring the interfaces it needs under names starting with `name`. */
   typeOf(schema: CrdSchema, place: Place, listMapKeys?: readonly string[]): string {
     const type = this.baseType(schema, place, listMapKeys);
-    return schema.nullable === true && type !== 'unknown' ? `${type} | null` : type;
+    const nullable = schema.nullable === true && type !== 'unknown' && !type.split(' | ').includes('null');
+    return nullable ? `${type} | null` : type;
   }
 
   private baseType(schema: CrdSchema, place: Place, listMapKeys: readonly string[] | undefined): string {

@@ -90,11 +90,20 @@ describe('rx-informer crd', () => {
   it('reads JSON from standard input, and writes to --out with the --import-from module', async () => {
     const [document] = parseAllDocuments(readFileSync(fixture('crossplane-compositions'), 'utf8'));
     const out = path.join(dir, 'compositions.ts');
-    const result = await runCli(['crd', '-', '--out', out, '--import-from', '@acme/rx'], { stdin: JSON.stringify(document!.toJS()) });
+    // A top-level JSON array holds documents.
+    const result = await runCli(['crd', '-', '--out', out, '--import-from', '@acme/rx'], { stdin: JSON.stringify([document!.toJS()]) });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('');
     expect(readFileSync(out, 'utf8')).toBe(generated('crossplane-compositions').replace("from 'rx-informer';", "from '@acme/rx';"));
+  }, 60_000);
+
+  it('reads YAML in flow style, which looks like JSON and is not', async () => {
+    const flow = path.join(dir, 'flow.yaml');
+    writeFileSync(flow, '{ apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: { name: widgets.example.com }, spec: { group: example.com, names: { kind: Widget, plural: widgets }, scope: Namespaced, versions: [{ name: v1, served: true, storage: true }] } }\n');
+    const result = await runCli(['crd', flow]);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain("export const widgetsV1: Resource<WidgetV1> = defineResource<WidgetV1>({ group: 'example.com', version: 'v1', plural: 'widgets', kind: 'Widget', namespaced: true });");
   }, 60_000);
 
   it('says what is wrong with a CRD and exits 1, and exits 2 on arguments it does not take', async () => {

@@ -60,6 +60,7 @@ const everything: Schema = {
         'x-vendor': { type: 'string' },
         levels: { type: 'array', items: { type: 'integer', enum: [1, 2, 3] } },
         maybeList: { type: 'array', nullable: true, items: { type: 'string', nullable: true } },
+        mode: { type: 'string', nullable: true, enum: ['fast', null] },
       },
     },
     status: { type: 'object', properties: { phase: { type: 'string' } } },
@@ -160,6 +161,7 @@ export { resource, widget, numericPort, templateWithoutMetadata, maybeNull, wron
     expect(generated).toContain('  readonly nothing?: Readonly<Record<string, never>>;\n');
     expect(generated).toContain('  readonly anything?: unknown;\n');
     expect(generated).toContain('  readonly levels?: readonly (1 | 2 | 3)[];\n');
+    expect(generated).toContain("  readonly mode?: 'fast' | null;\n");
     // A list-map's item type says why its keys are required.
     expect(generated).toContain(
       '/** `spec.ports[]` of `example.com/v1` Widget. An item of a list-map keyed by `containerPort` and `protocol` (`x-kubernetes-list-map-keys`): those keys are always present, and unique together across the list. */\nexport interface WidgetV1SpecPorts {',
