@@ -17,7 +17,7 @@
 
 // Informers, the factory, waiting for sync.
 export { informer, informerName } from './informer/informer';
-export type { Informer, InformerOptions, InformerFromOptions, MetadataInformerOptions, InformerNameScope } from './informer/informer';
+export type { Informer, InformerOptions, InformerFromOptions, MetadataInformerOptions, InformerNamespacesOptions, InformerNameScope } from './informer/informer';
 export type { NamespaceSet } from './informer/namespaceRuns';
 export { informerFactory } from './factory/factory';
 export type { InformerFactory, InformerFactoryOptions, InformerForOptions, GroupVersionResource, ListSelectors, MetadataInformerForOptions } from './factory/factory';
