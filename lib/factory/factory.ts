@@ -47,7 +47,7 @@ export interface InformerFactoryOptions
   readonly namespace?: string;
   /**
    * Watch a set of namespaces (controller-runtime's cache `DefaultNamespaces`): each informer of a
-   * namespaced resource keeps one cache of them all (see `InformerOptions.namespaces`). A list, or
+   * namespaced resource keeps one cache of them all (see `InformerNamespacesOptions`). A list, or
    * an Observable of lists that changes the set at run time. Not with `namespace`. Cluster-scoped
    * resources are watched whole.
    */
