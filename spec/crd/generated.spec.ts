@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import * as ts from 'typescript';
 import { parseAllDocuments } from 'yaml';
 import { crdToTypeScript } from '../../lib/crd/crdToTypeScript';
 
@@ -51,5 +52,20 @@ describe('the generated types of the CRD fixtures', () => {
       .filter(([, pattern]) => !pattern.test(all))
       .map(([construct]) => construct);
     expect(missing).toEqual([]);
+  });
+
+  it('never write the type any (what a schema leaves open is unknown)', () => {
+    const keywords = (name: string): Set<ts.SyntaxKind> => {
+      const found = new Set<ts.SyntaxKind>();
+      const visit = (node: ts.Node): void => {
+        found.add(node.kind);
+        ts.forEachChild(node, visit);
+      };
+      visit(ts.createSourceFile(`${name}.ts`, checkedIn(name), ts.ScriptTarget.ES2022));
+      return found;
+    };
+    const all = fixtures.map(keywords);
+    expect(fixtures.filter((_, i) => all[i]!.has(ts.SyntaxKind.AnyKeyword))).toEqual([]);
+    expect(all.some((kinds) => kinds.has(ts.SyntaxKind.UnknownKeyword))).toBe(true);
   });
 });
