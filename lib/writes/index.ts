@@ -3,7 +3,8 @@
  * cached one with immer and the JSON Patch or merge patch that writes it (a precondition on the
  * resourceVersion first, status changes through the status subresource), `writeEdit()` sends it;
  * `apply()` and `applyStatus()` are server-side apply with a field manager; `setCondition()` and
- * its siblings are `metav1.Condition`'s rules as pure functions.
+ * its siblings are `metav1.Condition`'s rules as pure functions; `eventRecorder()` writes
+ * Kubernetes Events with client-go's series and spam filter, never blocking a reconcile.
  *
  * This module only re-exports.
  */
@@ -19,3 +20,9 @@ export { ConflictError, ApplyConflictError } from './writeErrors';
 export type { ApplyConflict, ManagedFieldsOperation } from './writeErrors';
 export { setCondition, findCondition, isConditionTrue, removeCondition } from './conditions';
 export type { Condition, ConditionStatus, ConditionUpdate, SetConditionOptions } from './conditions';
+export { eventRecorder, eventRecorderFrom } from './eventRecorder';
+export type { EventRecorder, EventRecorderReport, EventRecorderStats } from './eventRecorder';
+export type { EventRecorderOptions } from './recorderConfig';
+export type { EventDetails, EventReference } from './eventObjects';
+export { kubeEventSink } from './eventSink';
+export type { EventApi, EventSink } from './eventSink';
