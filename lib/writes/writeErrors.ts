@@ -18,6 +18,17 @@ import { StatusError, type Status } from '../base/errors';
  *
  * The remedy is to read again and redo the edit: throw it from a reconcile and the work queue
  * retries the key, by which time the cache holds the newer version.
+ *
+ * ## Example
+ * ```ts
+ * import { reconcile } from 'rx-informer/workqueue';
+ * import { ConflictError } from 'rx-informer/writes';
+ *
+ * keys$.pipe(reconcile(writeLabel)).subscribe((event) => {
+ *   // A lost race is routine: the queue retries it from the newer cached version.
+ *   if (event.type === 'failed' && !(event.error instanceof ConflictError)) console.error(event.key, event.error);
+ * });
+ * ```
  */
 export class ConflictError extends StatusError {
   constructor(status: Status, retryAfterSeconds?: number, request?: string) {
@@ -62,6 +73,21 @@ export interface ApplyConflict {
  *
  * Retrying does not help: either stop setting the fields (leave them to their owner), or take
  * them with `force: true`, which controllers usually do for the fields they own by design.
+ *
+ * ## Example
+ * ```ts
+ * import { lastValueFrom } from 'rxjs';
+ * import { deployments } from 'rx-informer';
+ * import { apply, ApplyConflictError } from 'rx-informer/writes';
+ *
+ * try {
+ *   await lastValueFrom(apply(kubeConfig, deployments, { metadata: { name: 'web', namespace: 'shop' }, spec: { replicas: 3 } }, { fieldManager: 'scaler' }));
+ * } catch (error) {
+ *   if (!(error instanceof ApplyConflictError)) throw error;
+ *   error.managers;  // ['kubectl']
+ *   error.conflicts; // [{ manager: 'kubectl', operation: 'Update', apiVersion: 'apps/v1', field: '.spec.replicas', ... }]
+ * }
+ * ```
  */
 export class ApplyConflictError extends StatusError {
   /** Each conflicting field with its owner, in the server's order. */
