@@ -17,6 +17,24 @@ export const widgets: Resource<Widget> = defineResource<Widget>({
 });
 
 /**
+ * Whether the API server would serve `resource` from a CustomResourceDefinition (apiextensions)
+ * rather than built in: by its group, since the built-in kinds live in the core group, the few
+ * unsuffixed groups below, and groups ending in `.k8s.io`, which custom resources do not use.
+ * It decides what custom resources answer differently (patch types, table columns).
+ */
+export function isCustomResource(resource: Resource<KubeObject>): boolean {
+  const group = resource.group;
+  return group !== '' && !BUILTIN_GROUPS.has(group) && !group.endsWith('.k8s.io');
+}
+
+const BUILTIN_GROUPS: ReadonlySet<string> = new Set(['apps', 'batch', 'autoscaling', 'policy', 'extensions']);
+
+/** The store's bucket id of a resource: one version per group and plural, as the API server stores it. */
+export function resourceId(resource: Resource<KubeObject>): string {
+  return `${resource.group}/${resource.plural}`;
+}
+
+/**
  * How a PUT behaves for a resource whose registry strategy differs from the loopback server's
  * default (unconditional updates allowed, no create on update): the two switches of apiserver's
  * `rest.RESTUpdateStrategy`, applied as `registry/generic/registry/store.go`'s `Update` does.
@@ -47,12 +65,48 @@ export interface ServedResource {
   readonly extraFieldLabels: readonly string[];
   /** How a PUT behaves when it differs from the default (unconditional updates, no create): Leases. */
   readonly updateStrategy?: UpdateStrategy;
+  /**
+   * Whether `.../status` is served: writes there change only the status, and writes to the object
+   * leave its status alone (`registryStrategy.ts`). A resource without one answers 404 there.
+   */
+  readonly statusSubresource: boolean;
 }
 
-const ALL_VERBS = ['create', 'delete', 'get', 'list', 'update', 'watch'] as const;
+const ALL_VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] as const;
+
+/** Built-in kinds the API server serves with a status subresource (their registries install a StatusREST). */
+const BUILTINS_WITH_STATUS: ReadonlySet<string> = new Set([
+  '/pods',
+  '/services',
+  '/nodes',
+  '/namespaces',
+  '/persistentvolumes',
+  '/persistentvolumeclaims',
+  '/replicationcontrollers',
+  '/resourcequotas',
+  'apps/deployments',
+  'apps/replicasets',
+  'apps/statefulsets',
+  'apps/daemonsets',
+  'batch/jobs',
+  'batch/cronjobs',
+  'autoscaling/horizontalpodautoscalers',
+  'policy/poddisruptionbudgets',
+  'networking.k8s.io/ingresses',
+  'certificates.k8s.io/certificatesigningrequests',
+  'apiextensions.k8s.io/customresourcedefinitions',
+]);
+
+/**
+ * Whether `resource` has a status subresource: built-ins as the API server installs them, custom
+ * resources always (as a CRD that declares `subresources.status`, as most do).
+ */
+function hasStatusSubresource(resource: Resource<KubeObject>): boolean {
+  return isCustomResource(resource) || BUILTINS_WITH_STATUS.has(resourceId(resource));
+}
 
 function served(resource: Resource<KubeObject>, shortNames: readonly string[] = [], extraFieldLabels: readonly string[] = []): ServedResource {
-  return { resource, singularName: resource.kind.toLowerCase(), shortNames, verbs: ALL_VERBS, extraFieldLabels };
+  return { resource, singularName: resource.kind.toLowerCase(), shortNames, verbs: ALL_VERBS, extraFieldLabels, statusSubresource: hasStatusSubresource(resource) };
 }
 
 /** The resources every loopback server serves. */
@@ -71,22 +125,4 @@ export const builtinResources: readonly ServedResource[] = [
 /** The served entry for a resource given in options: custom resources get no short names. */
 export function servedResourceOf(resource: Resource<KubeObject>): ServedResource {
   return served(resource);
-}
-
-/**
- * Whether the API server would serve `resource` from a CustomResourceDefinition (apiextensions)
- * rather than built in: by its group, since the built-in kinds live in the core group, the few
- * unsuffixed groups below, and groups ending in `.k8s.io`, which custom resources do not use.
- * It decides what custom resources answer differently (patch types, table columns).
- */
-export function isCustomResource(resource: Resource<KubeObject>): boolean {
-  const group = resource.group;
-  return group !== '' && !BUILTIN_GROUPS.has(group) && !group.endsWith('.k8s.io');
-}
-
-const BUILTIN_GROUPS: ReadonlySet<string> = new Set(['apps', 'batch', 'autoscaling', 'policy', 'extensions']);
-
-/** The store's bucket id of a resource: one version per group and plural, as the API server stores it. */
-export function resourceId(resource: Resource<KubeObject>): string {
-  return `${resource.group}/${resource.plural}`;
 }

@@ -13,6 +13,9 @@ import { alreadyExists, ApiStatusError, conflict, invalid, notFound, requiredFie
  * open watches.
  *
  * Stored objects are shared, not copied: treat what `get` and `list` return as immutable.
+ *
+ * Writes here are not requests: they record no `metadata.managedFields` and run no kind's
+ * strategy (a status given to `update` is stored); the HTTP endpoints do both.
  */
 export interface ClusterStore {
   /** Sets uid, resourceVersion, creationTimestamp and generation 1. @throws ApiStatusError 409 AlreadyExists, 422 without a name */
@@ -202,8 +205,11 @@ export class ClusterStoreImpl implements ClusterStore {
     return this.updateEntry(resource, object).object as T;
   }
 
-  /** {@link update}, returning the stored entry (whose cached bytes the HTTP answer reuses). */
-  updateEntry(resource: Resource<KubeObject>, object: KubeObject): StoredObject {
+  /**
+   * {@link update}, returning the stored entry (whose cached bytes the HTTP answer reuses).
+   * `generationChanged` overrides the store's rule (a change of spec) with the kind's.
+   */
+  updateEntry(resource: Resource<KubeObject>, object: KubeObject, generationChanged?: boolean): StoredObject {
     const bucket = this.bucket(resource);
     const meta = object.metadata;
     const namespace = resource.namespaced ? meta.namespace || 'default' : undefined;
@@ -215,7 +221,7 @@ export class ClusterStoreImpl implements ClusterStore {
       throw new ApiStatusError(conflict(resource, meta.name));
     }
     const rv = ++this.rv;
-    const generation = (old.metadata.generation ?? 1) + (specChanged(old, object) ? 1 : 0);
+    const generation = (old.metadata.generation ?? 1) + ((generationChanged ?? specChanged(old, object)) ? 1 : 0);
     const { deletionTimestamp: _deletion, namespace: _namespace, ...rest } = meta;
     const stored = {
       ...wireShape(resource, object),
