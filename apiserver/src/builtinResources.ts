@@ -1,6 +1,6 @@
 import type { KubeObject } from 'rx-informer';
 import { defineResource, type Resource } from 'rx-informer';
-import { configMaps, deployments, leases, namespaces, nodes, pods, secrets, services } from 'rx-informer';
+import { configMaps, deployments, events, eventsV1, leases, namespaces, nodes, pods, secrets, services } from 'rx-informer';
 
 /** The custom resource the loopback server serves beside the built-ins: `example.com/v1` Widget. */
 export interface Widget extends KubeObject {
@@ -63,6 +63,8 @@ export interface ServedResource {
   readonly verbs: readonly string[];
   /** Field selector labels besides metadata.name and metadata.namespace, read by dotted path. */
   readonly extraFieldLabels: readonly string[];
+  /** Field selector labels read at another dotted path than their name (core Events' `source` is `source.component`). */
+  readonly fieldLabelPaths?: Readonly<Record<string, string>>;
   /** How a PUT behaves when it differs from the default (unconditional updates, no create): Leases. */
   readonly updateStrategy?: UpdateStrategy;
   /**
@@ -109,6 +111,35 @@ function served(resource: Resource<KubeObject>, shortNames: readonly string[] = 
   return { resource, singularName: resource.kind.toLowerCase(), shortNames, verbs: ALL_VERBS, extraFieldLabels, statusSubresource: hasStatusSubresource(resource) };
 }
 
+/** `ToSelectableFields` of events (`pkg/registry/core/event/strategy.go`): the involved object, reason, source, type. */
+const CORE_EVENT_FIELD_LABELS = [
+  'involvedObject.kind',
+  'involvedObject.namespace',
+  'involvedObject.name',
+  'involvedObject.uid',
+  'involvedObject.apiVersion',
+  'involvedObject.resourceVersion',
+  'involvedObject.fieldPath',
+  'reason',
+  'reportingComponent',
+  'source',
+  'type',
+];
+
+/** events.k8s.io/v1's field labels (`pkg/apis/events/v1/conversion.go`): `regarding.*` for `involvedObject.*`. */
+const EVENTS_V1_FIELD_LABELS = [
+  'regarding.kind',
+  'regarding.namespace',
+  'regarding.name',
+  'regarding.uid',
+  'regarding.apiVersion',
+  'regarding.resourceVersion',
+  'regarding.fieldPath',
+  'reason',
+  'reportingController',
+  'type',
+];
+
 /** The resources every loopback server serves. */
 export const builtinResources: readonly ServedResource[] = [
   served(pods, ['po'], ['spec.nodeName', 'status.phase']),
@@ -120,6 +151,8 @@ export const builtinResources: readonly ServedResource[] = [
   served(deployments, ['deploy']),
   served(widgets, ['wd']),
   { ...served(leases), updateStrategy: LEASE_UPDATE_STRATEGY },
+  { ...served(events, ['ev'], CORE_EVENT_FIELD_LABELS), fieldLabelPaths: { source: 'source.component' } },
+  { ...served(eventsV1, ['ev'], EVENTS_V1_FIELD_LABELS) },
 ];
 
 /** The served entry for a resource given in options: custom resources get no short names. */

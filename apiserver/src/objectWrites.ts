@@ -1,6 +1,8 @@
 import type { KubeObject, Resource } from 'rx-informer';
 import type { ServedResource } from './builtinResources';
 import type { ClusterStoreImpl } from './clusterStore';
+import { coreEventOf } from './eventConversion';
+import { validateEventCreate, validateEventUpdate, type EventsVersion } from './eventValidation';
 import type { StoredObject } from './history';
 import { updateFields } from './managedFields';
 import { fieldManagerScope, generationChanged, prepareForUpdate } from './registryStrategy';
@@ -85,11 +87,30 @@ export function checkWrite(resource: Resource<KubeObject>, namespace: string | u
   return checked;
 }
 
+/** The version an Event is written through, or undefined for another kind. */
+function eventsVersionOf(resource: Resource<KubeObject>): EventsVersion | undefined {
+  if (resource.plural !== 'events') return undefined;
+  if (resource.group === '') return 'v1';
+  return resource.group === 'events.k8s.io' ? 'events.k8s.io/v1' : undefined;
+}
+
+/** Throws the kind's validation errors as the API server's 422. */
+function throwInvalid(resource: Resource<KubeObject>, name: string, errors: readonly FieldError[]): void {
+  if (errors.length > 0) throw new ApiStatusError(invalid(resource.kind, resource.group, name, errors));
+}
+
+/** The core form of an Event of either version. */
+function coreForm(version: EventsVersion, object: KubeObject): KubeObject {
+  return version === 'v1' ? object : coreEventOf(object);
+}
+
 /**
  * Stores a new object, after the kind's validation (the object is namespaced and managed already).
  * @throws ApiStatusError 409 AlreadyExists, 422
  */
 export function storeCreate(store: ClusterStoreImpl, served: ServedResource, object: KubeObject): StoredObject {
+  const version = eventsVersionOf(served.resource);
+  if (version !== undefined) throwInvalid(served.resource, object.metadata.name, validateEventCreate(coreForm(version, object), object.metadata.namespace ?? '', version));
   return store.createEntry(served.resource, object);
 }
 
@@ -100,6 +121,10 @@ export function storeCreate(store: ClusterStoreImpl, served: ServedResource, obj
  */
 export function storeUpdate(store: ClusterStoreImpl, served: ServedResource, subresource: 'status' | undefined, existing: KubeObject, next: KubeObject): StoredObject {
   const prepared = prepareForUpdate(served, next, existing, subresource);
+  const version = eventsVersionOf(served.resource);
+  if (version !== undefined) {
+    throwInvalid(served.resource, prepared.metadata.name, validateEventUpdate(coreForm(version, prepared), coreForm(version, existing), existing.metadata.namespace ?? '', version));
+  }
   return store.updateEntry(served.resource, prepared, subresource === undefined ? generationChanged(served.resource, prepared, existing) : undefined);
 }
 

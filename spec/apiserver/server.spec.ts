@@ -198,7 +198,7 @@ describe('discovery', () => {
   it('lists the core version at /api and the named groups at /apis', async () => {
     expect((await get(server, '/api')).json.versions).toEqual(['v1']);
     const groups = (await get(server, '/apis')).json.groups;
-    expect(groups.map((g: { name: string }) => g.name).sort()).toEqual(['apps', 'coordination.k8s.io', 'example.com']);
+    expect(groups.map((g: { name: string }) => g.name).sort()).toEqual(['apps', 'coordination.k8s.io', 'events.k8s.io', 'example.com']);
     expect(groups.find((g: { name: string }) => g.name === 'apps').versions).toEqual([{ groupVersion: 'apps/v1', version: 'v1' }]);
   });
 
