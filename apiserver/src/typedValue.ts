@@ -114,16 +114,13 @@ export function fieldSetOf(value: unknown, type: FieldType): FieldSet {
         set.insert(path);
         return;
       }
-      for (const item of node) {
-        let element: PathElement;
-        try {
-          element = itemElement(item, list);
-        } catch (error) {
-          if (error instanceof ItemError) continue;
-          throw error;
-        }
-        const itemPath = [...path, element];
-        walk(item, itemTypeOf(list), itemPath);
+      // An item whose key appears more than once is owned whole, never field by field.
+      const entries = entriesOf(node, list);
+      const counts = new Map<string, number>();
+      for (const entry of entries) counts.set(entry.id, (counts.get(entry.id) ?? 0) + 1);
+      for (const entry of entries) {
+        const itemPath = [...path, entry.element];
+        if (counts.get(entry.id)! === 1) walk(entry.item, itemTypeOf(list), itemPath);
         set.insert(itemPath);
       }
     } else if (node !== null && node !== undefined) {
