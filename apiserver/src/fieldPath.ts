@@ -205,7 +205,7 @@ export class FieldSet {
   private readonly memberMap = new Map<string, PathElement>();
   private readonly childMap = new Map<string, Child>();
 
-  /** Paths that are members of this set. */
+  /** A set of the given paths. */
   static of(...paths: readonly FieldPath[]): FieldSet {
     const set = new FieldSet();
     for (const path of paths) set.insert(path);
