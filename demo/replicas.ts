@@ -98,7 +98,14 @@ async function runRing(options: ReplicasOptions): Promise<void> {
 
   const finish = async (code: number): Promise<void> => {
     clearInterval(ticker);
-    for (const child of children.values()) if (child.exitCode === null) child.kill('SIGTERM');
+    const running = [...children.values()].filter((child) => child.exitCode === null && child.signalCode === null);
+    const exited = Promise.all(running.map((child) => new Promise((resolve) => child.once('exit', resolve))));
+    for (const child of running) child.kill('SIGTERM');
+    // The cluster stays up until the replicas have stopped (their watches closed, their Leases
+    // released), or for 5 s at most: stopping it first would fail their last requests.
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise((resolve) => (bound = setTimeout(resolve, 5_000)))]);
+    clearTimeout(bound);
     await loopback.stop();
     process.exit(code);
   };

@@ -46,7 +46,7 @@ export interface ConfigMapControllerOptions {
   readonly signal?: AbortSignal;
   /** Where progress lines go. Default `console.log`. */
   readonly log?: (line: string) => void;
-  /** The informers' logger. Default silent. */
+  /** The informers' logger. Default: warnings and errors to stderr (`silentLogger` for none). */
   readonly logger?: Logger;
 }
 

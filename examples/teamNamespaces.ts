@@ -56,7 +56,7 @@ export interface TeamNamespacesOptions {
   readonly signal?: AbortSignal;
   /** Where progress lines go. Default `console.log`. */
   readonly log?: (line: string) => void;
-  /** The informers', queue's and election's logger. Default silent. */
+  /** The informers', queue's and election's logger. Default: warnings and errors to stderr (`silentLogger` for none). */
   readonly logger?: Logger;
 }
 

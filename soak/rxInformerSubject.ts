@@ -1,4 +1,5 @@
 import { filter, firstValueFrom, Subscription, timeout } from 'rxjs';
+import { silentLogger } from '../lib/base/logger';
 import { informerFrom } from '../lib/informer/informer';
 import { pods, type Pod } from '../lib/resources/builtins';
 import { kubeListerWatcher } from '../lib/sources/kubeListerWatcher';
@@ -24,7 +25,8 @@ export const rxInformerSubject: SubjectFactory = async (server, context) => {
     list: (options) => base.list(options),
     watch: (options) => base.watch({ ...options, timeoutSeconds: Math.min(options.timeoutSeconds ?? context.watchTimeoutSeconds, context.watchTimeoutSeconds) }),
   };
-  const podInformer = informerFrom<Pod>(shortWatches, { name: 'soak-pods', backoff: context.backoff, pageSize: context.pageSize });
+  // The soak injects the faults and checks the cache against them: their warnings would only bury its report.
+  const podInformer = informerFrom<Pod>(shortWatches, { name: 'soak-pods', backoff: context.backoff, pageSize: context.pageSize, logger: silentLogger });
   const subscriptions = new Subscription();
   const errors = new Map<string, number>();
   const ledgers: HandlerLedger[] = [];

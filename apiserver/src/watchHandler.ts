@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
+import { Subscription } from 'rxjs';
 import { apiVersionOf, type Resource } from 'rx-informer';
 import type { KubeObject } from 'rx-informer';
+import { longTimeout } from './longTimeout';
 import type { ClusterStoreImpl } from './clusterStore';
 import type { Fault } from './faults';
 import { eventLine, jsonOf, objectLine, watchLine, type ChangeType, type StoreEvent, type WireLine } from './history';
@@ -60,7 +62,8 @@ function startOf(query: ListQuery): Start {
 /** One open watch. */
 export class WatchSession {
   private readonly writer: WatchWriter;
-  private readonly timers: NodeJS.Timeout[] = [];
+  /** The timeout, its bookmark and the bookmark interval: a client may ask for any timeoutSeconds. */
+  private readonly timers = new Subscription();
   private unsubscribe: (() => void) | undefined;
   private ended = false;
 
@@ -110,8 +113,7 @@ export class WatchSession {
     if (this.ended) return;
     this.ended = true;
     this.writer.stop();
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.length = 0;
+    this.timers.unsubscribe();
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.request.onEnd(this);
@@ -158,12 +160,15 @@ export class WatchSession {
     // timeoutSeconds=0 means unset, as in handlers/get.go; a negative one has expired already.
     const seconds = query.timeoutSeconds ?? 0;
     const timeoutMs = seconds === 0 ? MIN_REQUEST_TIMEOUT_MS * (1 + Math.random()) : Math.max(0, seconds * 1000);
-    this.timers.push(setTimeout(() => this.end(), timeoutMs));
+    this.timers.add(longTimeout(() => this.end(), timeoutMs));
     if (!query.allowWatchBookmarks) return;
     if (timeoutMs > BOOKMARK_BEFORE_TIMEOUT_MS) {
-      this.timers.push(setTimeout(() => this.writer.send(this.bookmark(false)), timeoutMs - BOOKMARK_BEFORE_TIMEOUT_MS));
+      this.timers.add(longTimeout(() => this.writer.send(this.bookmark(false)), timeoutMs - BOOKMARK_BEFORE_TIMEOUT_MS));
     }
-    if (bookmarkIntervalMs > 0) this.timers.push(setInterval(() => this.writer.send(this.bookmark(false)), bookmarkIntervalMs));
+    if (bookmarkIntervalMs > 0) {
+      const interval = setInterval(() => this.writer.send(this.bookmark(false)), bookmarkIntervalMs);
+      this.timers.add(() => clearInterval(interval));
+    }
   }
 
   private bookmark(initialEventsEnd: boolean): WireLine {

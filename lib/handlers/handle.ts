@@ -1,5 +1,5 @@
 import { asyncScheduler, type OperatorFunction, type SchedulerLike } from 'rxjs';
-import { silentLogger, type Logger } from '../base/logger';
+import { defaultLogger, type Logger } from '../base/logger';
 import type { KubeObject } from '../base/object';
 import { operate, operatorObserver } from '../base/operate';
 import type { Snapshot } from '../store/snapshot';
@@ -21,7 +21,10 @@ export interface HandleOptions {
    * Default 100 000.
    */
   readonly maxPending?: number;
-  /** Where handler failures (error level) and overflows (warn level) are logged besides `onError`. Default silent. */
+  /**
+   * Where handler failures (error level) and overflows (warn level) are logged besides `onError`.
+   * Default `defaultLogger`: warnings and errors to stderr; `silentLogger` for none.
+   */
   readonly logger?: Logger;
   /** Names this handler in log lines. */
   readonly name?: string;
@@ -98,7 +101,7 @@ export function handle<T extends KubeObject = KubeObject>(handlers: ResourceHand
   const period = effectiveResyncPeriod(options.resyncPeriod);
   const maxPending = options.maxPending ?? DEFAULT_MAX_PENDING;
   if (!(maxPending >= 1)) throw new RangeError(`maxPending must be at least 1, got ${maxPending}`);
-  const settings = { handlers, maxPending, scheduler: options.scheduler ?? asyncScheduler, logger: options.logger ?? silentLogger, name: options.name };
+  const settings = { handlers, maxPending, scheduler: options.scheduler ?? asyncScheduler, logger: options.logger ?? defaultLogger, name: options.name };
   return operate((source, subscriber) => {
     const handler = new HandlerSubscription<T>(settings, subscriber);
     const complete = (): void => handler.complete();

@@ -1,4 +1,5 @@
 import { asyncScheduler, interval, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import { longDelays } from '../base/longDelays';
 import type { KubeObject } from '../base/object';
 import { operate, operatorObserver } from '../base/operate';
 import type { Snapshot } from '../store/snapshot';
@@ -82,7 +83,8 @@ export function resync<T extends KubeObject = KubeObject>(config: ResyncConfig =
           subscriber.next({ type: 'snapshot', snapshot });
           if (period > 0 && timer === undefined && snapshot.synced) {
             // The timer's own failure (a scheduler that cannot schedule) is the subscriber's too.
-            timer = interval(period, scheduler).subscribe(operatorObserver<number>(subscriber, { next: tick }));
+            // A period past what one Node timer holds (24.8 days) is chained, not cut to 1 ms.
+            timer = interval(period, longDelays(scheduler)).subscribe(operatorObserver<number>(subscriber, { next: tick }));
           }
         },
       }),

@@ -1,4 +1,5 @@
 import { asyncScheduler, Subscription, type SchedulerLike } from 'rxjs';
+import { longDelays } from '../base/longDelays';
 import type { Health } from '../reflector/health';
 import type { Informer } from './informer';
 import { idleHealth } from './informerHealth';
@@ -179,7 +180,7 @@ export function waitForSync<const I extends readonly Informer<KubeObject>[]>(inf
     if (timeoutMs !== Infinity) {
       const unreported: Health = idleHealth(scheduler.now());
       subscriptions.add(
-        scheduler.schedule(() => {
+        longDelays(scheduler).schedule(() => {
           const unsynced = informers
             .map((informer, index) => ({ name: informer.name, health: healths[index] ?? unreported, synced: snapshots[index] !== undefined }))
             .filter((entry) => !entry.synced)

@@ -1,5 +1,6 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { silentLogger, type Logger } from '../base/logger';
+import { defaultLogger, type Logger } from '../base/logger';
+import { longDelays } from '../base/longDelays';
 
 /**
  * Leader election's settings, their defaults and the checks client-go makes before it runs
@@ -46,7 +47,7 @@ export interface LeaderElectionOptions {
   readonly labels?: Readonly<Record<string, string>>;
   /** Runs every timer and reads the clock. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
-  /** Where elections, losses and failed requests are logged. Default silent. */
+  /** Where elections, losses and failed requests are logged. Default `defaultLogger`: warnings and errors to stderr; `silentLogger` for none. */
   readonly logger?: Logger;
   /** Source of the acquire jitter, uniform in [0, 1). Default `Math.random`. */
   readonly random?: () => number;
@@ -105,8 +106,10 @@ export function resolveElectionConfig(options: LeaderElectionOptions): ElectionC
     requestTimeout,
     releaseOnUnsubscribe: options.releaseOnUnsubscribe ?? true,
     labels: options.labels,
-    scheduler: options.scheduler ?? asyncScheduler,
-    logger: options.logger ?? silentLogger,
+    // Every timer of the election (retries, the renew deadline, request timeouts) honours
+    // durations past what one Node timer holds.
+    scheduler: longDelays(options.scheduler ?? asyncScheduler),
+    logger: options.logger ?? defaultLogger,
     random: options.random ?? Math.random,
   };
 }

@@ -71,7 +71,7 @@ export function leaderElection(kubeConfig: KubeConfig, options: LeaderElectionOp
 
 /**
  * {@link leaderElection} over any {@link LeaseClient}: the same algorithm, for a Lease reached
- * another way, or for tests over `rx-informer/testing`'s in-memory Leases in virtual time.
+ * another way, or for tests over `rx-informer-apiserver`'s in-memory Leases in virtual time.
  *
  * ## Example
  * ```ts

@@ -12,7 +12,7 @@ import { isJsonContentType, kubeRequest, readBody, readText } from '../sources/t
  * Failures are the sources' typed errors: a `StatusError` (404 NotFound, 409 AlreadyExists or
  * Conflict, 422 Invalid ...), a `NetworkError`, a `ProtocolError`, a `ConfigError`.
  *
- * {@link kubeLeaseClient} speaks HTTP through a KubeConfig; `rx-informer/testing` has one over
+ * {@link kubeLeaseClient} speaks HTTP through a KubeConfig; the `rx-informer-apiserver` package has one over
  * an in-process store for tests in virtual time. Anything else with the API server's semantics
  * (optimistic concurrency on `metadata.resourceVersion`) will do.
  */

@@ -1,5 +1,6 @@
 import { asyncScheduler, type OperatorFunction, type SchedulerLike } from 'rxjs';
-import { silentLogger, type Logger } from '../base/logger';
+import { defaultLogger, type Logger } from '../base/logger';
+import { longDelays } from '../base/longDelays';
 import { operate } from '../base/operate';
 import type { LeaderState } from './elector';
 import { LeaderTerms, type LeaderWork, type WhileLeaderEvent } from './leaderTerms';
@@ -24,7 +25,7 @@ export interface WhileLeaderOptions {
   readonly settleTimeout?: number;
   /** Runs the settle timers. Use the election's. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
-  /** Where work that did not stop in time is reported (error). Default silent. */
+  /** Where work that did not stop in time is reported (error). Default `defaultLogger`: warnings and errors to stderr; `silentLogger` for none. */
   readonly logger?: Logger;
 }
 
@@ -103,7 +104,7 @@ export interface WhileLeaderOptions {
 export function whileLeader<T>(work: LeaderWork<T>, options: WhileLeaderOptions = {}): OperatorFunction<LeaderState, WhileLeaderEvent<T>> {
   const settleTimeout = options.settleTimeout ?? 10_000;
   if (!(settleTimeout >= 0 && Number.isFinite(settleTimeout))) throw new RangeError(`settleTimeout must be a finite number of ms >= 0, got ${settleTimeout}`);
-  const config = { settleTimeout, scheduler: options.scheduler ?? asyncScheduler, logger: options.logger ?? silentLogger, signal: options.signal };
+  const config = { settleTimeout, scheduler: longDelays(options.scheduler ?? asyncScheduler), logger: options.logger ?? defaultLogger, signal: options.signal };
   return operate((leader$, subscriber) => {
     const terms = new LeaderTerms(work, config, subscriber);
     terms.start(leader$);

@@ -1,5 +1,6 @@
 import { asyncScheduler, defer, retry, throwError, timer } from 'rxjs';
 import type { MonoTypeOperatorFunction, SchedulerLike } from 'rxjs';
+import { longDelays } from '../base/longDelays';
 import { initialBackoffState, nextBackoff, resolveBackoffConfig } from '../reflector/backoff';
 import type { BackoffConfig } from '../reflector/backoff';
 import { InformerError } from '../base/errors';
@@ -57,6 +58,8 @@ export interface BackoffOperatorConfig extends BackoffConfig {
 export function backoff<T>(config: BackoffOperatorConfig = {}): MonoTypeOperatorFunction<T> {
   const resolved = resolveBackoffConfig(pickBackoffConfig(config));
   const scheduler = config.scheduler ?? asyncScheduler;
+  // maxMs may be past what one Node timer holds: waits are chained.
+  const timers = longDelays(scheduler);
   const random = config.random ?? Math.random;
   const shouldRetry = config.shouldRetry ?? (() => true);
   return (source) =>
@@ -66,10 +69,10 @@ export function backoff<T>(config: BackoffOperatorConfig = {}): MonoTypeOperator
         retry({
           delay: (error: unknown) => {
             if (!shouldRetry(error)) return throwError(() => error);
-            const failure = { now: scheduler.now(), random: random(), retryAfterSeconds: retryAfterSecondsOf(error) };
+            const failure = { now: timers.now(), random: random(), retryAfterSeconds: retryAfterSecondsOf(error) };
             const next = nextBackoff(state, failure, resolved);
             state = next.state;
-            return timer(next.delayMs, scheduler);
+            return timer(next.delayMs, timers);
           },
         }),
       );

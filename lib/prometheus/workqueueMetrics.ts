@@ -98,6 +98,8 @@ function workqueueMetricsIn(registry: MetricsRegistry) {
       (ages) => ages.oldest,
     ),
     retries: counterIn(registry, { name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames }),
+    // controller-runtime's name, help and label for the reconciles its ReconciliationTimeout cut short.
+    timeouts: counterIn(registry, { name: 'controller_runtime_reconcile_timeouts_total', help: 'Total number of reconciliation timeouts per controller', labelNames: ['controller'] as const }),
   };
 }
 
@@ -114,7 +116,8 @@ function workqueueMetricsIn(registry: MetricsRegistry) {
  * | `workqueue_work_duration_seconds` | histogram | how long each reconcile took |
  * | `workqueue_unfinished_work_seconds` | gauge | the summed age of the running reconciles, at scrape time |
  * | `workqueue_longest_running_processor_seconds` | gauge | the oldest running reconcile's age, at scrape time |
- * | `workqueue_retries_total` | counter | failed reconciles (each is retried) |
+ * | `workqueue_retries_total` | counter | failed reconciles, timed-out ones included (each is retried) |
+ * | `controller_runtime_reconcile_timeouts_total` | counter | reconciles abandoned at `reconcile`'s `timeout` (controller-runtime's name; label `controller`, set to `name`) |
  *
  * Cost: a few increments per key; at each scrape, a pass over the running reconciles.
  *
@@ -143,10 +146,12 @@ export function registerWorkqueueMetrics(registry: MetricsRegistry, options: Wor
   const { name } = options;
   const metrics = workqueueMetricsIn(registry);
   const labels = { name };
+  const controllerLabels = { controller: name };
   const queue: RunningQueue = { running: new Map(), now: options.now ?? Date.now };
   metrics.depth.set(labels, 0);
   metrics.adds.inc(labels, 0);
   metrics.retries.inc(labels, 0);
+  metrics.timeouts.inc(controllerLabels, 0);
   metrics.queueDuration.zero(labels);
   metrics.workDuration.zero(labels);
   metrics.unfinishedWork.queues.set(name, queue);
@@ -168,7 +173,8 @@ export function registerWorkqueueMetrics(registry: MetricsRegistry, options: Wor
       case 'finished':
         queue.running.delete(event.key);
         metrics.workDuration.observe(labels, event.seconds);
-        if (event.outcome === 'failed') metrics.retries.inc(labels);
+        if (event.outcome !== 'reconciled') metrics.retries.inc(labels);
+        if (event.outcome === 'timedOut') metrics.timeouts.inc(controllerLabels);
         return;
       case 'stopped':
         queue.running.clear();
@@ -184,6 +190,7 @@ export function registerWorkqueueMetrics(registry: MetricsRegistry, options: Wor
     for (const metric of [metrics.depth, metrics.adds, metrics.queueDuration, metrics.workDuration, metrics.unfinishedWork, metrics.longestRunning, metrics.retries]) {
       metric.remove(labels);
     }
+    metrics.timeouts.remove(controllerLabels);
   };
   return Object.assign(record, { unregister });
 }

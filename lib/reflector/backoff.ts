@@ -1,3 +1,5 @@
+import { MAX_TIMER_MS } from '../base/longDelays';
+
 /**
  * The reflector's retry policy, as pure functions: client-go's backoff sequence and its reset rule.
  * The `backoff()` operator (operators/backoff.ts) applies the same policy to any stream.
@@ -19,7 +21,10 @@
 export interface BackoffConfig {
   /** The first delay, ms. Default 800. */
   initialMs?: number;
-  /** The cap on the delay, ms (Retry-After may ask for longer and is honoured). Default 30_000. */
+  /**
+   * The cap on the delay, ms (Retry-After may ask for longer and is honoured). Any finite value:
+   * a cap past 24.8 days (what one Node timer holds) is waited in full. Default 30_000.
+   */
   maxMs?: number;
   /** Growth per consecutive failure. Default 2. */
   factor?: number;
@@ -33,9 +38,6 @@ export interface BackoffConfig {
    */
   jitter?: 'add' | 'full' | 'none';
 }
-
-/** The longest delay a Node timer honours; a longer one fires after 1 ms instead. */
-export const MAX_TIMER_MS = 2_147_483_647;
 
 /** A {@link BackoffConfig} with every default filled in. */
 export type ResolvedBackoffConfig = Required<Readonly<BackoffConfig>>;
@@ -68,7 +70,6 @@ export function resolveBackoffConfig(config: BackoffConfig = {}): ResolvedBackof
       throw new RangeError(`backoff ${key} must be a finite number >= 0, got ${resolved[key]}`);
     }
   }
-  if (resolved.maxMs > MAX_TIMER_MS) throw new RangeError(`backoff maxMs must be <= ${MAX_TIMER_MS}, got ${resolved.maxMs}`);
   if (!Number.isFinite(resolved.factor) || resolved.factor < 1) {
     throw new RangeError(`backoff factor must be a finite number >= 1, got ${resolved.factor}`);
   }
@@ -141,8 +142,10 @@ export function nextBackoff(
   const step = healthyFor >= config.resetAfterMs ? 0 : state.step;
   const retryAfterMs = Math.max(0, (failure.retryAfterSeconds ?? 0) * 1000);
   const exponential = failure.atCap === true ? jittered(config.maxMs, failure.random, config) : backoffDelay(step, failure.random, config);
-  // Capped so that an absurd Retry-After cannot overflow the timer into a 1 ms hot loop.
-  const delayMs = Math.min(MAX_TIMER_MS, Math.max(exponential, retryAfterMs));
+  // The server's Retry-After is honoured up to 2^31 − 1 ms (about 24.8 days), far past any a
+  // server means, so that a garbled header cannot park the informer for years; our own delays
+  // (the exponential part, up to maxMs) are the user's and are waited whatever their length.
+  const delayMs = Math.max(exponential, Math.min(MAX_TIMER_MS, retryAfterMs));
   // The step stops growing at the cap so the exponent never overflows.
   const capped = config.initialMs * Math.pow(config.factor, step) >= config.maxMs;
   return { delayMs, state: { step: capped ? step : step + 1, retriedAt: failure.now + delayMs } };

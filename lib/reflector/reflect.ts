@@ -1,5 +1,6 @@
 import { Observable, Subscription, filter } from 'rxjs';
 import type { Subscriber } from 'rxjs';
+import { longDelays } from '../base/longDelays';
 import type { Delta } from './delta';
 import type { KubeObject } from '../base/object';
 import type { ListerWatcher } from '../sources/listerWatcher';
@@ -99,6 +100,8 @@ export function reflect<T extends KubeObject = KubeObject>(listerWatcher: Lister
 /** One subscription's reflector: holds the state machine, carries out its effects, forwards its reports. */
 function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: ReflectSettings, subscriber: Subscriber<ReflectorEvent<T>>): () => void {
   const { scheduler } = settings;
+  // A backoff may be capped past what one Node timer holds (`backoff.maxMs`): its wait is chained.
+  const retryTimers = longDelays(scheduler);
   let state: ReflectorState = { name: 'idle' };
   let context = initialContext(settings.streamingList);
   let record: ReportRecord = { since: scheduler.now(), request: undefined };
@@ -133,7 +136,7 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
     for (const report of reported.reports) subscriber.next(report);
     // A consumer that unsubscribed on a report has stopped the reflector.
     if (subscriber.closed) return;
-    if (effect.kind === 'wait') inFlight = scheduler.schedule(() => dispatch({ type: 'retry' }), effect.delayMs);
+    if (effect.kind === 'wait') inFlight = retryTimers.schedule(() => dispatch({ type: 'retry' }), effect.delayMs);
     if (effect.kind !== 'open') return;
     host.resourceVersion = context.resourceVersion;
     inFlight = new Subscription();

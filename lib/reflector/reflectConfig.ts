@@ -1,8 +1,9 @@
 import { asyncScheduler } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
-import { silentLogger } from '../base/logger';
+import { defaultLogger } from '../base/logger';
 import type { Logger } from '../base/logger';
-import { MAX_TIMER_MS, resolveBackoffConfig } from './backoff';
+import { MAX_TIMER_MS } from '../base/longDelays';
+import { resolveBackoffConfig } from './backoff';
 import type { BackoffConfig } from './backoff';
 import { watchIdleMs } from './requestOptions';
 
@@ -37,7 +38,7 @@ export interface ReflectConfig {
   initialEventsTimeoutMs?: number;
   /** Range of the server-side watch `timeoutSeconds`, drawn per watch from [min, max). Default [300, 600). */
   watchTimeoutSeconds?: { min: number; max: number };
-  /** Where log lines go (pino-compatible). Default: silent. */
+  /** Where log lines go (pino-compatible). Default `defaultLogger`: warnings and errors to stderr; `silentLogger` for none. */
   logger?: Logger;
 }
 
@@ -75,6 +76,6 @@ export function resolveReflectConfig(config: ReflectConfig, supportsStreamingLis
     initialEventsTimeoutMs,
     listPageTimeoutMs,
     watchTimeoutSeconds: { min, max },
-    logger: config.logger ?? silentLogger,
+    logger: config.logger ?? defaultLogger,
   };
 }

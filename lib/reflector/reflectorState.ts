@@ -307,8 +307,9 @@ function streamingListFailed(state: RequestState & { name: 'streamingList' }, co
     return open(atLatest, relistRequest(atLatest), info(`resourceVersion ${state.request.resourceVersion} unavailable; streaming at the latest`));
   }
   if (error instanceof StatusError && (error.code === 400 || error.code === 422)) {
-    // An answer about what the server supports, not a failure: nothing for health to show.
-    return listInstead({ ...context, streamingList: false }, { level: 'warn', message: `the server refused the streaming list (${error.message}); listing in pages from now on` });
+    // An answer about what the server supports, not a failure: nothing for health to show, and
+    // an info line, not a warning, since every informer on an older server gets it once.
+    return listInstead({ ...context, streamingList: false }, info(`the server refused the streaming list (${error.message}); listing in pages from now on`));
   }
   return listInstead(failing, { level: 'warn', message: `the streaming list failed (${error.message}); listing in pages instead` });
 }

@@ -4,7 +4,7 @@ import { checkInformerConfig } from '../informer/checkInformerConfig';
 import { informerName, informerOfRuns, type Informer, type InformerOptions, type ReflectorRuns } from '../informer/informer';
 import { leaderElectionFrom, type LeaderState } from '../leaderElection/leaderElection';
 import { kubeLeaseClient, type LeaseClient } from '../leaderElection/leaseClient';
-import { silentLogger } from '../base/logger';
+import { defaultLogger } from '../base/logger';
 import { reflectorEvents } from '../reflector/reflect';
 import type { ReflectConfig } from '../reflector/reflectConfig';
 import type { ReflectorEvent } from '../reflector/reflectorEvent';
@@ -100,7 +100,7 @@ export function labelShardedInformer<T extends KubeObject = KubeObject>(kubeConf
  * import { asyncScheduler, EMPTY } from 'rxjs';
  * import { configMaps } from 'rx-informer';
  * import { labelShardedInformerFrom } from 'rx-informer/sharding';
- * import { createClusterStore, storeLeaseClient, storeListerWatcher } from 'rx-informer/testing';
+ * import { createClusterStore, storeLeaseClient, storeListerWatcher } from 'rx-informer-apiserver';
  *
  * const store = createClusterStore();
  * const shard = labelShardedInformerFrom(
@@ -119,7 +119,7 @@ export function labelShardedInformer<T extends KubeObject = KubeObject>(kubeConf
  */
 export function labelShardedInformerFrom<T extends KubeObject = KubeObject>(sources: LabelShardSources<T>, options: LabelShardedInformerOptions<T>): LabelShardedInformer<T> {
   const scheduler = options.scheduler ?? asyncScheduler;
-  const logger = options.logger ?? silentLogger;
+  const logger = options.logger ?? defaultLogger;
   const { ring, identity } = options;
   // The cache's runs hold the Lease; lease$ only listens (docs/guides/scale-out.md, "Membership is explicit").
   const leaseStates = new Subject<LeaderState>();

@@ -1,7 +1,8 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { defaultBackoffConfig, type BackoffConfig } from '../reflector/backoff';
 import { resolveElectionConfig } from '../leaderElection/electionConfig';
-import { silentLogger, type Logger } from '../base/logger';
+import { defaultLogger, type Logger } from '../base/logger';
+import { longDelays } from '../base/longDelays';
 import { MAX_BUCKETS } from './buckets';
 import { memberLeaseName } from './ringLease';
 
@@ -38,7 +39,7 @@ export interface RingMemberOptions {
   readonly requestTimeout?: number;
   /** Runs every timer and reads the clock. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
-  /** Where joins, handovers and failures are logged. Default silent. */
+  /** Where joins, handovers and failures are logged. Default `defaultLogger`: warnings and errors to stderr; `silentLogger` for none. */
   readonly logger?: Logger;
 }
 
@@ -94,8 +95,9 @@ export function resolveRingConfig(options: RingMemberOptions): RingMemberConfig 
     renewDeadline: timings.renewDeadline,
     retryPeriod: timings.retryPeriod,
     requestTimeout: timings.requestTimeout,
-    scheduler: options.scheduler ?? asyncScheduler,
-    logger: options.logger ?? silentLogger,
+    // The member's timers (renewals, its deadline, request timeouts) honour any duration.
+    scheduler: longDelays(options.scheduler ?? asyncScheduler),
+    logger: options.logger ?? defaultLogger,
   };
 }
 

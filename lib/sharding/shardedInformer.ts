@@ -4,7 +4,7 @@ import { checkInformerConfig } from '../informer/checkInformerConfig';
 import { informerFrom, informerName, informerOfRuns, type Informer, type InformerOptions, type ReflectorRuns } from '../informer/informer';
 import { kubeLeaseClient } from '../leaderElection/leaseClient';
 import type { LeaseClient } from '../leaderElection/leaseClient';
-import { silentLogger } from '../base/logger';
+import { defaultLogger } from '../base/logger';
 import { reflectorEvents } from '../reflector/reflect';
 import type { ReflectConfig } from '../reflector/reflectConfig';
 import type { ReflectorEvent } from '../reflector/reflectorEvent';
@@ -180,13 +180,13 @@ export function shardedInformer<T extends KubeObject = KubeObject>(
 
 /**
  * {@link shardedInformer} over any sources: the seam for tests in virtual time (`storeListerWatcher`
- * and `storeLeaseClient` from `rx-informer/testing`) and for other transports.
+ * and `storeLeaseClient` from `rx-informer-apiserver`) and for other transports.
  *
  * ## Example
  * ```ts
  * import { pods } from 'rx-informer';
  * import { shardedInformerFrom } from 'rx-informer/sharding';
- * import { createClusterStore, storeLeaseClient, storeListerWatcher } from 'rx-informer/testing';
+ * import { createClusterStore, storeLeaseClient, storeListerWatcher } from 'rx-informer-apiserver';
  * import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
  *
  * const scheduler = new VirtualTimeScheduler(VirtualAction, 60_000);
@@ -207,7 +207,7 @@ export function shardedInformer<T extends KubeObject = KubeObject>(
  */
 export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: ShardSources<T>, options: ShardedInformerOptions<T>): ShardedInformer<T> {
   const scheduler = options.scheduler ?? asyncScheduler;
-  const logger = options.logger ?? silentLogger;
+  const logger = options.logger ?? defaultLogger;
   const ringOptions: RingMemberOptions = { ...options, scheduler, logger };
   const ringConfig = resolveRingConfig(ringOptions);
   const { buckets: count, identity } = ringConfig;

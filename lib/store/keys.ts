@@ -28,20 +28,20 @@ export function objectKey(object: KubeObject): string {
 }
 
 /**
- * Takes a key from {@link objectKey} apart.
+ * Takes a key from {@link objectKey} apart, accepting and rejecting exactly what client-go's
+ * `SplitMetaNamespaceKey` does: a key without '/' is a cluster-scoped name, a key with one '/'
+ * is `namespace/name`, a key with more is an error. Like client-go it checks nothing else, so
+ * `''`, `'/name'` and `'namespace/'` split into empty parts instead of failing: a key that
+ * {@link objectKey} made never has an empty name, so check the parts when the key came from
+ * elsewhere.
  *
- * @throws TypeError when the key has more than one '/' or an empty part, as client-go rejects it.
+ * @throws TypeError when the key has more than one '/' (client-go's "unexpected key format").
  */
 export function splitKey(key: string): SplitKey {
   const slash = key.indexOf('/');
-  if (slash < 0) {
-    if (key === '') throw new TypeError('unexpected key format: empty key');
-    return { namespace: '', name: key };
-  }
-  const namespace = key.slice(0, slash);
-  const name = key.slice(slash + 1);
-  if (namespace === '' || name === '' || name.includes('/')) throw new TypeError(`unexpected key format: ${JSON.stringify(key)}`);
-  return { namespace, name };
+  if (slash < 0) return { namespace: '', name: key };
+  if (key.indexOf('/', slash + 1) >= 0) throw new TypeError(`unexpected key format: ${JSON.stringify(key)}`);
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
 
 function safeExcerpt(value: unknown): string | undefined {

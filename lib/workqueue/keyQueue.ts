@@ -1,4 +1,5 @@
 import type { SchedulerLike, Subscription } from 'rxjs';
+import { longDelays } from '../base/longDelays';
 
 /** Told of each key entering the queue and each key a worker takes (for metrics). */
 export interface KeyQueueObserver {
@@ -18,6 +19,10 @@ export interface KeyQueueObserver {
  * | `processing` | a worker has it | marks it `dirty`: it is queued again when the worker is `done`, never handed to a second worker |
  * | `processing` and `dirty` | changed while being processed | does nothing |
  *
+ * The depth is the `dirty` keys (added, not yet taken), including one changed while being
+ * processed, and a key's wait counts from the add that made it dirty: client-go's `depth` and
+ * `queue_duration` metrics (metrics.go's `add` and `get`, checked by its `TestMetrics`).
+ *
  * `addAfter(key, ms)` keeps one timer per key; a second call keeps whichever fires first
  * (delaying_queue.go's `insert`). A delayed key that is added meanwhile is processed at once and
  * its timer still fires later, adding it again, as in client-go.
@@ -26,9 +31,12 @@ export class KeyQueue {
   /** FIFO of keys waiting for a worker, with when each entered it; `head` avoids O(n) shifts. */
   private ready: { readonly key: string; readonly since: number }[] = [];
   private head = 0;
-  private readonly dirty = new Set<string>();
+  /** Keys added and not yet taken, with when the add that made each dirty came. */
+  private readonly dirty = new Map<string, number>();
   private readonly processing = new Set<string>();
   private readonly delayed = new Map<string, { readonly readyAt: number; readonly timer: Subscription }>();
+  /** Delayed adds: a requeue or a retry may ask for longer than one Node timer holds. */
+  private readonly timers: SchedulerLike;
 
   constructor(
     private readonly scheduler: SchedulerLike,
@@ -37,11 +45,13 @@ export class KeyQueue {
     /** Called when a delayed key has been added: a worker may take it. */
     private readonly due: () => void,
     private readonly observer?: KeyQueueObserver,
-  ) {}
+  ) {
+    this.timers = longDelays(scheduler);
+  }
 
-  /** Keys waiting for a worker. */
+  /** Keys waiting for a worker: those queued, and those changed while a worker has them. */
   get depth(): number {
-    return this.ready.length - this.head;
+    return this.dirty.size;
   }
 
   /** Keys a worker holds. */
@@ -68,8 +78,9 @@ export class KeyQueue {
   /** Marks `key` as needing a reconcile (client-go's `Add`). */
   add(key: string): void {
     if (this.dirty.has(key)) return;
-    this.dirty.add(key);
-    if (!this.processing.has(key)) this.push(key);
+    const now = this.scheduler.now();
+    this.dirty.set(key, now);
+    if (!this.processing.has(key)) this.push(key, now);
     this.observer?.added(key);
     this.changed();
   }
@@ -83,7 +94,7 @@ export class KeyQueue {
       if (existing.readyAt <= readyAt) return;
       existing.timer.unsubscribe();
     }
-    const timer = this.scheduler.schedule(() => {
+    const timer = this.timers.schedule(() => {
       this.delayed.delete(key);
       this.add(key);
       this.due();
@@ -112,7 +123,8 @@ export class KeyQueue {
   /** The worker is finished with `key`: queue it again if it changed meanwhile (client-go's `Done`). */
   done(key: string): void {
     this.processing.delete(key);
-    if (this.dirty.has(key)) this.push(key);
+    const since = this.dirty.get(key);
+    if (since !== undefined) this.push(key, since);
     this.changed();
   }
 
@@ -126,7 +138,7 @@ export class KeyQueue {
     this.changed();
   }
 
-  private push(key: string): void {
-    this.ready.push({ key, since: this.scheduler.now() });
+  private push(key: string, since: number): void {
+    this.ready.push({ key, since });
   }
 }

@@ -1,5 +1,5 @@
 import { asyncScheduler, type OperatorFunction, type SchedulerLike } from 'rxjs';
-import { silentLogger, type Logger } from '../base/logger';
+import { defaultLogger, type Logger } from '../base/logger';
 import { operate, operatorObserver } from '../base/operate';
 import { RetryLimiter, type RetryRateLimit } from './rateLimiter';
 import { Workers, type ReconcileEvent, type Reconciler } from './workers';
@@ -33,9 +33,21 @@ export interface ReconcileOptions {
    * long that takes is up to the reconciles: bound it where you wait for it. Default none.
    */
   readonly signal?: AbortSignal;
+  /**
+   * How long (ms) one reconcile may run (controller-runtime's `ReconciliationTimeout`). Past it
+   * its `signal` aborts with a `TimeoutError`, an Observable reconcile is unsubscribed, and the
+   * key fails: it is retried with backoff, and its worker takes the next key at once. A Promise
+   * that ignores its signal cannot be stopped: its key stays taken until it settles, so its retry
+   * runs after it, never beside it. Default none (`Infinity`). Any length, even past 24.8 days.
+   */
+  readonly timeout?: number;
   /** Runs retry timers, requeues, the grace timer and the `'queue'` events. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
-  /** Where failures are logged (warn). Default silent. */
+  /**
+   * Where failures are logged: at debug for a key's first four failures in a row, at warn from
+   * the fifth on, and at warn for every timeout (a `'failed'` event carries each one). Default
+   * `defaultLogger`: warnings and errors to stderr; `silentLogger` for none.
+   */
   readonly logger?: Logger;
   /** Names this reconciler in log lines. Default `'reconcile'`. */
   readonly name?: string;
@@ -121,12 +133,15 @@ export function reconcile(fn: Reconciler, options: ReconcileOptions = {}): Opera
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   const grace = options.grace ?? 2_000;
   if (!Number.isFinite(grace) || grace < 0) throw new RangeError(`grace must be a finite number of ms >= 0, got ${grace}`);
+  const timeout = options.timeout ?? Infinity;
+  if (!(timeout > 0)) throw new RangeError(`timeout must be a number of ms > 0 (Infinity for none), got ${timeout}`);
   const config = {
     concurrency,
     grace,
+    timeout,
     rateLimit: options.rateLimit ?? {},
     scheduler: options.scheduler ?? asyncScheduler,
-    logger: options.logger ?? silentLogger,
+    logger: options.logger ?? defaultLogger,
     name: options.name ?? 'reconcile',
     metrics: options.metrics,
   };

@@ -1,5 +1,6 @@
 import { isObservable, type Observable, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import type { Logger } from '../base/logger';
+import { longDelays } from '../base/longDelays';
 import { KeyQueue, type KeyQueueObserver } from './keyQueue';
 import type { WorkqueueMetricEvent, WorkqueueMetricsSink } from './workqueueMetrics';
 import { RetryLimiter, type RetryRateLimit } from './rateLimiter';
@@ -11,6 +12,16 @@ import { requeueDelayOf, type ReconcileOutcome } from './reconcileResult';
  * lets running reconciles finish within a grace. One instance per subscription.
  */
 
+/**
+ * A key's failures in a row are logged at debug until this many, then at warn: one failure, or
+ * a few (a conflict with another writer), is a retry doing its job; a key still failing at its
+ * fifth attempt (about 75 ms of backoff at the default 5 ms doubling, more with slow reconciles)
+ * is a problem someone should see. The retry delay doubles, so a key that keeps failing is
+ * logged ever more rarely (at the 1000 s cap, once a quarter of an hour). A timeout is always a
+ * warning: the reconcile hung for the whole of it.
+ */
+export const FAILURES_BEFORE_WARNING = 5;
+
 /** What a reconcile function receives besides the key. */
 export interface ReconcileContext {
   /** The key being reconciled (`namespace/name`, or whatever the source emitted). */
@@ -18,9 +29,10 @@ export interface ReconcileContext {
   /** Failures of this key since it last succeeded: 0 on a first attempt (client-go's `NumRequeues`). */
   readonly failures: number;
   /**
-   * Aborts when this reconcile is abandoned: the subscription ended and `grace` ran out before it
-   * finished, or the queue's own `signal` aborted (then it is awaited). Pass it to your requests;
-   * whatever the reconcile returns afterwards is ignored.
+   * Aborts when this reconcile is abandoned: it ran past `timeout` (the reason is a
+   * `TimeoutError`, as `AbortSignal.timeout()` gives), the subscription ended and `grace` ran out
+   * before it finished, or the queue's own `signal` aborted (then it is awaited). Pass it to your
+   * requests; whatever the reconcile returns afterwards is ignored.
    */
   readonly signal: AbortSignal;
 }
@@ -30,7 +42,7 @@ export type Reconciler = (key: string, context: ReconcileContext) => ReconcileOu
 
 /** The queue's counts, as {@link reconcile} publishes them in `'queue'` events. */
 export interface QueueStats {
-  /** Keys waiting for a worker. */
+  /** Keys waiting for a worker, counting one that changed while it is reconciled (client-go's depth). */
   readonly depth: number;
   /** Reconciles running. */
   readonly inFlight: number;
@@ -48,7 +60,10 @@ export interface QueueStats {
 export type ReconcileEvent =
   /** A reconcile succeeded; `requeueAfter` is set when it asked to run again after that many ms. */
   | { readonly type: 'reconciled'; readonly key: string; readonly duration: number; readonly requeueAfter: number | undefined }
-  /** A reconcile threw, rejected or errored; it runs again after `retryIn` ms (`failures` so far). */
+  /**
+   * A reconcile threw, rejected or errored, or ran past `timeout` (`error` is then a
+   * `TimeoutError` DOMException); it runs again after `retryIn` ms (`failures` so far).
+   */
   | { readonly type: 'failed'; readonly key: string; readonly error: unknown; readonly failures: number; readonly retryIn: number }
   /** The queue's counts after a change, at most once per scheduler turn. */
   | ({ readonly type: 'queue' } & QueueStats);
@@ -57,6 +72,8 @@ export type ReconcileEvent =
 export interface WorkersConfig {
   readonly concurrency: number;
   readonly grace: number;
+  /** ms a reconcile may run before it is abandoned and retried; Infinity for no limit. */
+  readonly timeout: number;
   readonly rateLimit: RetryRateLimit;
   readonly scheduler: SchedulerLike;
   readonly logger: Logger;
@@ -69,6 +86,10 @@ class Running implements ReconcileContext {
   /** Made on first use of `signal`: most reconciles never read it. */
   abort: AbortController | undefined;
   subscription: Subscription | undefined;
+  /** The `timeout` timer, while it runs. */
+  deadline: Subscription | undefined;
+  /** It ran past `timeout`: abandoned, but (a Promise deaf to its signal) still holding its key. */
+  overdue = false;
 
   constructor(
     readonly key: string,
@@ -80,6 +101,12 @@ class Running implements ReconcileContext {
     this.abort ??= new AbortController();
     return this.abort.signal;
   }
+
+  /** Aborts the signal, made now if the reconcile has not read it yet (it may read it later). */
+  abandon(reason: unknown): void {
+    this.abort ??= new AbortController();
+    this.abort.abort(reason);
+  }
 }
 
 /** The queue, the retry limiter and the running reconciles of one `reconcile` subscription. */
@@ -87,6 +114,10 @@ export class Workers {
   private readonly queue: KeyQueue;
   private readonly limiter: RetryLimiter;
   private readonly running = new Map<string, Running>();
+  /** Running entries that are overdue: they hold their keys but no longer a worker. */
+  private overdue = 0;
+  /** The `timeout` and `grace` timers: any length, even past what one Node timer holds. */
+  private readonly timers: SchedulerLike;
   private retries = 0;
   private statsPending: Subscription | undefined;
   private graceTimer: Subscription | undefined;
@@ -103,6 +134,7 @@ export class Workers {
     private readonly subscriber: Subscriber<ReconcileEvent>,
   ) {
     this.limiter = new RetryLimiter(config.rateLimit);
+    this.timers = longDelays(config.scheduler);
     this.queue = new KeyQueue(
       config.scheduler,
       () => this.statsChanged(),
@@ -135,9 +167,11 @@ export class Workers {
     this.measure({ type: 'stopped' });
     this.statsPending?.unsubscribe();
     this.queue.clear();
+    // After the stop, `grace` alone bounds the running reconciles: no timeout timer outlives it.
+    for (const entry of this.running.values()) entry.deadline?.unsubscribe();
     if (this.running.size === 0) return;
     if (this.config.grace <= 0) this.abandonRunning();
-    else this.graceTimer = this.config.scheduler.schedule(() => this.abandonRunning(), this.config.grace);
+    else this.graceTimer = this.timers.schedule(() => this.abandonRunning(), this.config.grace);
   }
 
   /**
@@ -169,7 +203,8 @@ export class Workers {
     try {
       do {
         this.pumpAgain = false;
-        while (!this.stopped && this.queue.inFlight < this.config.concurrency) {
+        // An overdue reconcile keeps its key but gives its worker back.
+        while (!this.stopped && this.running.size - this.overdue < this.config.concurrency) {
           const key = this.queue.take();
           if (key === undefined) break;
           this.start(key);
@@ -207,11 +242,53 @@ export class Workers {
     } else {
       this.settle(key, entry, { value: output });
     }
+    if (this.config.timeout !== Infinity && this.running.get(key) === entry) {
+      entry.deadline = this.timers.schedule(() => this.timeOut(key, entry), this.config.timeout);
+    }
+  }
+
+  /**
+   * A reconcile ran past `timeout`: it fails (a retry with backoff, as any failure) and gives its
+   * worker back at once; its signal aborts and an Observable one is unsubscribed. A Promise cannot
+   * be stopped: until it settles its key stays taken, so the retry, or a change that arrives
+   * meanwhile, runs after it and never beside it.
+   */
+  private timeOut(key: string, entry: Running): void {
+    entry.deadline = undefined;
+    if (this.stopped || this.running.get(key) !== entry) return;
+    entry.overdue = true;
+    this.overdue += 1;
+    const reason = new DOMException(`the reconcile of ${key} ran past its timeout of ${this.config.timeout} ms`, 'TimeoutError');
+    this.fail(key, entry, reason, 'timedOut', this.config.scheduler.now());
+    entry.abandon(reason);
+    const subscription = entry.subscription;
+    entry.subscription = undefined;
+    if (subscription !== undefined) {
+      subscription.unsubscribe();
+      this.releaseOverdue(key, entry);
+    }
+    if (!this.stopped) this.pump();
+  }
+
+  /** An overdue reconcile ended (settled, or was unsubscribed): its key is free again. */
+  private releaseOverdue(key: string, entry: Running): void {
+    if (this.running.get(key) !== entry) return;
+    this.running.delete(key);
+    this.overdue -= 1;
+    if (this.stopped) {
+      if (this.running.size === 0) this.graceTimer?.unsubscribe();
+      return;
+    }
+    this.queue.done(key);
+    this.pump();
   }
 
   private settle(key: string, entry: Running, outcome: { readonly value: unknown } | { readonly error: unknown }): void {
     // An abandoned reconcile (or one that settles twice) changes nothing.
     if (this.running.get(key) !== entry) return;
+    entry.deadline?.unsubscribe();
+    // An overdue one failed at its timeout: what it returns now is ignored, its key is freed.
+    if (entry.overdue) return this.releaseOverdue(key, entry);
     this.running.delete(key);
     if (this.stopped) {
       if (this.running.size > 0) return;
@@ -230,14 +307,7 @@ export class Workers {
       }
     }
     if (failure !== undefined) {
-      // controller-runtime's reconcileHandler: an error is a rate-limited requeue.
-      this.measure({ type: 'finished', key, seconds: (now - entry.started) / 1000, outcome: 'failed', at: now });
-      const retryIn = this.limiter.whenFailed(key, now);
-      const failures = this.limiter.failures(key);
-      this.retries += 1;
-      this.queue.addAfter(key, retryIn);
-      this.config.logger.warn({ reconciler: this.config.name, key, failures, retryIn, error: messageOf(failure.error) }, 'reconcile failed; retrying');
-      this.subscriber.next({ type: 'failed', key, error: failure.error, failures, retryIn });
+      this.fail(key, entry, failure.error, 'failed', now);
     } else {
       // Success forgets the key's failures; a requeue is a plain delayed add.
       this.limiter.forget(key);
@@ -248,6 +318,19 @@ export class Workers {
     if (this.stopped) return;
     this.queue.done(key);
     this.pump();
+  }
+
+  /** controller-runtime's reconcileHandler: an error (or a timeout) is a rate-limited requeue. */
+  private fail(key: string, entry: Running, error: unknown, outcome: 'failed' | 'timedOut', now: number): void {
+    this.measure({ type: 'finished', key, seconds: (now - entry.started) / 1000, outcome, at: now });
+    const retryIn = this.limiter.whenFailed(key, now);
+    const failures = this.limiter.failures(key);
+    this.retries += 1;
+    this.queue.addAfter(key, retryIn);
+    const message = outcome === 'timedOut' ? 'reconcile timed out; retrying' : 'reconcile failed; retrying';
+    const level = outcome === 'timedOut' || failures >= FAILURES_BEFORE_WARNING ? 'warn' : 'debug';
+    this.config.logger[level]({ reconciler: this.config.name, key, failures, retryIn, error: messageOf(error) }, message);
+    this.subscriber.next({ type: 'failed', key, error, failures, retryIn });
   }
 
   private queueObserver(): KeyQueueObserver {

@@ -292,6 +292,21 @@ describe('watch', () => {
       await eventually(() => expect(stream.outcome).toBe('end'), { pause: nextImmediate });
     });
 
+    it('holds a watch whose timeoutSeconds is past what one Node timer holds (24.8 days), without a TimeoutOverflowWarning', async () => {
+      const warnings: string[] = [];
+      const onWarning = (warning: Error): void => void warnings.push(warning.name);
+      process.on('warning', onWarning);
+      try {
+        const stream = await watch('/api/v1/pods?watch=1&allowWatchBookmarks=true&timeoutSeconds=2592000');
+        // A plain setTimeout of 30 days fires after 1 ms: the response would have ended by now.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(stream.outcome).toBe('open');
+        expect(warnings).toEqual([]);
+      } finally {
+        process.off('warning', onWarning);
+      }
+    });
+
     it('ends a watch after timeoutSeconds even without bookmarks', async () => {
       jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'Date', 'hrtime', 'performance'] });
       const stream = await watch('/api/v1/pods?watch=1&timeoutSeconds=30');

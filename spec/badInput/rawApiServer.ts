@@ -6,6 +6,7 @@ import type { Health } from '../../lib/reflector/health';
 import { informer, type Informer, type InformerOptions } from '../../lib/informer/informer';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import { InformerError } from '../../lib/base/errors';
+import { silentLogger } from '../../lib/base/logger';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { withMessage } from '../support/eventually';
 import { loadClientNode } from '../../apiserver/src';
@@ -151,7 +152,8 @@ export const fastRetries: InformerOptions<Pod> = { backoff: { initialMs: 5, maxM
  * `options` ask for streaming lists: a raw server scripts what it serves.
  */
 export function runInformer(kubeConfig: KubeConfig, options: InformerOptions<Pod> = {}): RunningInformer {
-  const podInformer = informer<Pod>(kubeConfig, pods, { ...fastRetries, streamingList: false, ...options });
+  // The failures these specs provoke are read from health$; their log lines would only be noise.
+  const podInformer = informer<Pod>(kubeConfig, pods, { ...fastRetries, streamingList: false, logger: silentLogger, ...options });
   const healths: Health[] = [];
   const subscriptions = new Subscription();
   let latest: Snapshot<Pod> | undefined;

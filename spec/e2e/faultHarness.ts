@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import * as net from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Subscription } from 'rxjs';
@@ -228,7 +229,8 @@ export class ReflectorProbe {
 
   /** `tap` sees each delta after the ledger has applied it (to act at an exact point of a list). */
   constructor(kubeConfig: KubeConfig, config: ReflectConfig, tap?: (delta: Delta<Pod>, ledger: DeltaLedger) => void) {
-    this.subscription = reflectorEvents(kubeListerWatcher(kubeConfig, pods), config).subscribe({
+    // The faults are the point: what they do is read from the deltas and reports, not from log lines.
+    this.subscription = reflectorEvents(kubeListerWatcher(kubeConfig, pods), { logger: silentLogger, ...config }).subscribe({
       next: (event) => {
         if (event.type === 'health') return void this.health.push(event.health);
         if (event.type === 'opened' || event.type === 'ended') return;

@@ -7,6 +7,7 @@ import { configMaps, pods, type Pod } from '../../lib/resources/builtins';
 import type { InformerHealth } from '../../lib/reflector/health';
 import type { KubeObject } from '../../lib/base/object';
 import { NetworkError, StatusError } from '../../lib/base/errors';
+import { silentLogger } from '../../lib/base/logger';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { startApiServer, type ApiServer } from '../../apiserver/src';
 import { waitForSync } from '../../lib/informer/waitForSync';
@@ -14,6 +15,7 @@ import { describeEachServerVersion, isServedList } from '../support/serverVersio
 import { eventually, firstSatisfying } from '../support/eventually';
 
 const backoff = { initialMs: 10, maxMs: 50 };
+// The 403s, 404s, refusals and dropped watches these specs provoke are read from health$ and waitForSync, not from log lines.
 const podNamed = (name: string): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name } });
 
 /** Handler calls as short strings: `add a initial`, `update a 3→4`, `delete b unknown`, `synced`. */
@@ -35,7 +37,7 @@ describeEachServerVersion('informer against the loopback API server', (serverVer
   let server: ApiServer;
   const subscriptions: Subscription[] = [];
   const keep = (subscription: Subscription): Subscription => (subscriptions.push(subscription), subscription);
-  const podInformer = (): Informer<Pod> => informer(server.kubeConfig, pods, { namespace: 'default', backoff });
+  const podInformer = (): Informer<Pod> => informer(server.kubeConfig, pods, { namespace: 'default', backoff, logger: silentLogger });
 
   beforeEach(async () => {
     server = await startApiServer({ serverVersion });
@@ -118,7 +120,7 @@ describeEachServerVersion('informer against the loopback API server', (serverVer
 
   it('retries the 404 of a resource the server does not serve (a CRD may come), naming the informer and the request on health$ from the first failure', async () => {
     const gadgets = defineResource({ group: 'example.com', version: 'v1', plural: 'gadgets', kind: 'Gadget', namespaced: true });
-    const gadgetInformer = informer(server.kubeConfig, gadgets, { backoff });
+    const gadgetInformer = informer(server.kubeConfig, gadgets, { backoff, logger: silentLogger });
     const healths: InformerHealth[] = [];
     keep(gadgetInformer.health$.subscribe((health) => healths.push(health)));
     const failure = await waitForSync([gadgetInformer], { timeout: 300 }).catch((error: unknown) => error);
@@ -143,7 +145,7 @@ describeEachServerVersion('informer against the loopback API server', (serverVer
 
   it('rejects waitForSync at once with the 400 of a field selector the server does not support, long before its timeout', async () => {
     const started = Date.now();
-    const failure = await waitForSync([informer(server.kubeConfig, pods, { fieldSelector: 'spec.color=red', backoff })], { timeout: 60_000 }).catch((error: unknown) => error);
+    const failure = await waitForSync([informer(server.kubeConfig, pods, { fieldSelector: 'spec.color=red', backoff, logger: silentLogger })], { timeout: 60_000 }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(StatusError);
     expect((failure as StatusError).message).toBe('pods?spec.color=red: 400 BadRequest on GET /api/v1/pods: field label not supported: spec.color');
     // Generous for a loaded machine; the timeout it did not wait for is 60 s.
@@ -157,7 +159,7 @@ describeEachServerVersion('informer against the loopback API server', (serverVer
     server.store.create(configMaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name: 'empty' } });
     // The transform a user writes first: it assumes every ConfigMap has data.
     const dataKeys = (cm: Data): Data => ({ ...cm, data: Object.fromEntries(Object.keys(cm.data!).map((key) => [key, ''])) });
-    const configMapInformer = informer(server.kubeConfig, configMaps, { namespace: 'default', backoff, transform: dataKeys as (cm: KubeObject) => KubeObject });
+    const configMapInformer = informer(server.kubeConfig, configMaps, { namespace: 'default', backoff, logger: silentLogger, transform: dataKeys as (cm: KubeObject) => KubeObject });
     keep(configMapInformer.informer$.subscribe()); // as the README shows: no error handler
     keep(configMapInformer.handle({}).subscribe());
     const [snapshot] = await waitForSync([configMapInformer], { timeout: 5000 });
@@ -181,7 +183,7 @@ describeEachServerVersion('informer against the loopback API server', (serverVer
   it('rejects waitForSync with a NetworkError when the server is unreachable', async () => {
     const kubeConfig = server.kubeConfig;
     await server.close();
-    const failure = await waitForSync([informer(kubeConfig, pods, { backoff })], { timeout: 300 }).catch((error: unknown) => error);
+    const failure = await waitForSync([informer(kubeConfig, pods, { backoff, logger: silentLogger })], { timeout: 300 }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(NetworkError);
     expect((failure as NetworkError).code).toBe('ECONNREFUSED');
     server = await startApiServer({ serverVersion });

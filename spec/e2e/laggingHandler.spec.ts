@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import type { Subscription } from 'rxjs';
 import type { HandlerEvent } from '../../lib/handlers/resourceHandlers';
 import { HandlerQueueOverflowError } from '../../lib/handlers/notifications';
@@ -27,7 +28,7 @@ describeEachServerVersion('a handler that falls behind its maxPending', (serverV
   });
 
   it('is told once, then receives every change it missed, deletes included, and ends with the cache', async () => {
-    const podInformer = informer(server.kubeConfig, pods, { namespace: 'default' });
+    const podInformer = informer(server.kubeConfig, pods, { namespace: 'default', logger: silentLogger });
     let latest: Snapshot<Pod> | undefined;
     const running: Subscription = podInformer.informer$.subscribe((snapshot) => (latest = snapshot));
     await waitForSync([podInformer], { timeout: 10_000 });

@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import { firstValueFrom, type Subscription } from 'rxjs';
 import { informer } from '../../lib/informer/informer';
 import { informerFactory } from '../../lib/factory/factory';
@@ -51,7 +52,7 @@ describe.each([
   it('syncs each pod as its metadata without managedFields, then follows updates and deletes', async () => {
     const created = await serverWithPods({ serverVersion });
     expect(created[0]!.metadata.managedFields?.length).toBeGreaterThan(0);
-    const podMetadata = informer(server.kubeConfig, pods, { namespace: 'apps', metadataOnly: true, backoff });
+    const podMetadata = informer(server.kubeConfig, pods, { namespace: 'apps', metadataOnly: true, backoff, logger: silentLogger });
     expect(podMetadata.name).toBe('pods@apps (metadata)');
     subscriptions.push(podMetadata.informer$.subscribe());
     const [synced] = await waitForSync([podMetadata], { timeout: 10_000 });
@@ -74,8 +75,8 @@ describe.each([
     server = await startApiServer({ serverVersion });
     const churn = createChurn(server.store, { seed: 5, namespaces: 2, pods: 30, createsPerSecond: 1, updatesPerSecond: 3, deletesPerSecond: 1 });
     churn.populate();
-    const podMetadata = informer(server.kubeConfig, pods, { metadataOnly: true, backoff });
-    const whole = informer(server.kubeConfig, pods, { backoff });
+    const podMetadata = informer(server.kubeConfig, pods, { metadataOnly: true, backoff, logger: silentLogger });
+    const whole = informer(server.kubeConfig, pods, { backoff, logger: silentLogger });
     subscriptions.push(podMetadata.informer$.subscribe(), whole.informer$.subscribe());
     await waitForSync([podMetadata, whole], { timeout: 10_000 });
     for (let i = 0; i < 60; i++) churn.step();
@@ -91,7 +92,7 @@ describe.each([
 
 it('fills the same cache from a server that cannot convert and answers whole objects', async () => {
   const created = await serverWithPods({ serverVersion: NEWEST_SERVER_VERSION, partialObjectMetadata: false });
-  const podMetadata = informer(server.kubeConfig, pods, { metadataOnly: true, backoff });
+  const podMetadata = informer(server.kubeConfig, pods, { metadataOnly: true, backoff, logger: silentLogger });
   subscriptions.push(podMetadata.informer$.subscribe());
   const [synced] = await waitForSync([podMetadata], { timeout: 10_000 });
   expect(contents(synced)).toEqual(created.map(expectedOf));
@@ -135,7 +136,7 @@ describe('406 NotAcceptable', () => {
   it('shows on health$ and rejects waitForSync with it, while the informer keeps retrying', async () => {
     server = await startApiServer({});
     server.faults.inject({ kind: 'status', code: 406, reason: 'NotAcceptable', message: 'only the following media types are accepted: application/json' }, { resource: 'pods', times: 1000 });
-    const podMetadata = informer(server.kubeConfig, pods, { metadataOnly: true, backoff });
+    const podMetadata = informer(server.kubeConfig, pods, { metadataOnly: true, backoff, logger: silentLogger });
     subscriptions.push(podMetadata.informer$.subscribe());
     const failure = await waitForSync([podMetadata], { timeout: 500 }).catch((error: unknown) => error);
     expect(String(failure)).toContain('406');

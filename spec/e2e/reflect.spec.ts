@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import { ReplaySubject, filter, firstValueFrom, take, toArray } from 'rxjs';
 import type { Observable, Subscription } from 'rxjs';
 import type { Delta } from '../../lib/reflector/delta';
@@ -34,7 +35,7 @@ describeEachServerVersion('reflect against the loopback API server', (serverVers
   const run = (config: ReflectConfig = {}): Running => {
     const deltas = new ReplaySubject<Delta>();
     const health = new ReplaySubject<Health>();
-    const subscription = reflectorEvents(kubeListerWatcher(server.kubeConfig, pods, { namespace: 'default' }), { backoff: fastBackoff, ...config }).subscribe({
+    const subscription = reflectorEvents(kubeListerWatcher(server.kubeConfig, pods, { namespace: 'default' }), { backoff: fastBackoff, logger: silentLogger, ...config }).subscribe({
       next: (event) => {
         if (event.type === 'health') health.next(event.health);
         else if (event.type !== 'opened' && event.type !== 'ended') deltas.next(event);

@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import { configMaps, deployments, type ConfigMap, type Deployment } from '../../lib/resources/builtins';
 import { StatusError } from '../../lib/base/errors';
 import { startApiServer, type ApiServer } from '../../apiserver/src';
@@ -31,7 +32,7 @@ describeEachServerVersion('example: a ConfigMap per Deployment, against the loop
   let running: Promise<void> | undefined;
 
   const start = async (): Promise<void> => {
-    running = main(server.kubeConfig, { namespace: NS, signal: stop.signal, log: lines.log, resyncPeriod: 60_000 });
+    running = main(server.kubeConfig, { namespace: NS, signal: stop.signal, log: lines.log, resyncPeriod: 60_000, logger: silentLogger });
     await lines.waitFor('caches synced');
   };
 
@@ -136,8 +137,12 @@ describeEachServerVersion('example: a ConfigMap per Deployment, against the loop
     await server.close();
     // A streaming list is a watch: forbid both, as RBAC without read access does.
     server = await startApiServer({ serverVersion, deny: [{ verb: 'list', resource: 'deployments' }, { verb: 'watch', resource: 'deployments' }] });
-    const denied = main(server.kubeConfig, { namespace: NS, log: lines.log, syncTimeout: 300 });
+    const errors: string[] = [];
+    const logger = { ...silentLogger, error: (fields: Record<string, unknown>, message: string) => void errors.push(`${message}: ${String(fields.err)}`) };
+    const denied = main(server.kubeConfig, { namespace: NS, log: lines.log, syncTimeout: 300, logger });
     await expect(denied).rejects.toBeInstanceOf(StatusError);
     await expect(denied).rejects.toMatchObject({ code: 403 });
+    // The example hands its logger to its informers: the 403 is logged as an error.
+    expect(errors.some((line) => /403 Forbidden/.test(line))).toBe(true);
   });
 });

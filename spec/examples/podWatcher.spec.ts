@@ -1,3 +1,4 @@
+import { stderrWhile } from '../support/stderr';
 import { pods, type Pod } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../apiserver/src';
 import { main } from '../../examples/podWatcher';
@@ -58,7 +59,9 @@ describeEachServerVersion('example: the pod watcher, against the loopback API se
     // A streaming list is a watch: forbid both, as RBAC without read access does.
     server = await startApiServer({ serverVersion, deny: [{ verb: 'list', resource: 'pods' }, { verb: 'watch', resource: 'pods' }] });
     const lines = new Lines();
-    await expect(main(server.kubeConfig, { syncTimeout: 300, log: lines.log })).rejects.toMatchObject({ name: 'StatusError', code: 403 });
+    const stderr = await stderrWhile(() => expect(main(server.kubeConfig, { syncTimeout: 300, log: lines.log })).rejects.toMatchObject({ name: 'StatusError', code: 403 }));
     expect(lines.seen.some((line) => line.startsWith('health: backingOff'))).toBe(true);
+    // The example passes no logger: the 403 is on stderr all the same, as an error.
+    expect(stderr.some((line) => / ERROR .*403 Forbidden/.test(line))).toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import { firstValueFrom, ReplaySubject, throwError, type Observable, type Subscription } from 'rxjs';
 import { IndexerConflictError, informerFactory, type InformerFactory } from '../../lib/factory/factory';
 import type { HandlerEvent } from '../../lib/handlers/resourceHandlers';
@@ -32,8 +33,9 @@ describeEachServerVersion('informerFactory', (serverVersion) => {
     factory = undefined;
     await server.close();
   });
+  // The 403s and the failing cache these specs provoke are read from waitForSync and health$, not from log lines.
   const make = (options: Parameters<typeof informerFactory>[1] = {}): InformerFactory =>
-    (factory = informerFactory(server.kubeConfig, { backoff: fastBackoff, ...options }));
+    (factory = informerFactory(server.kubeConfig, { backoff: fastBackoff, logger: silentLogger, ...options }));
   /** Requests that filled a cache: lists, and streaming lists the server served. */
   const listRequests = (plural: string) => server.requests.entries.filter((r) => isServedList(r) && r.resource === plural);
 

@@ -142,7 +142,7 @@ describe('handle', () => {
       onError: (error) => void errors.push(error),
     };
     scheduler.run(({ hot, expectObservable }) => {
-      expectObservable(hot('-a-b', { a: first, b: second }).pipe(handle(handlers))).toBe('-(es)', {
+      expectObservable(hot('-a-b', { a: first, b: second }).pipe(handle(handlers, { logger: silentLogger }))).toBe('-(es)', {
         e: { type: 'error', error: boom, notification: { type: 'add', key: 'ns/a', object: obj('a', '1'), isInInitialList: true } },
         s: synced,
       });
@@ -291,7 +291,7 @@ describe('handle', () => {
         onAdd: () => Promise.reject(failure),
         onUpdate: async (_old, o) => void seen.push(o.metadata.resourceVersion ?? ''),
       };
-      const subscription = source.pipe(handle(handlers, { scheduler: queueScheduler })).subscribe((event) => events.push(event));
+      const subscription = source.pipe(handle(handlers, { scheduler: queueScheduler, logger: silentLogger })).subscribe((event) => events.push(event));
       source.next(t1);
       source.next(t2);
       await flushMicrotasks();
@@ -314,7 +314,7 @@ describe('handle', () => {
         },
       };
       const events: HandlerEvent[] = [];
-      const subscription = source.pipe(handle(handlers, { scheduler: queueScheduler, maxPending: 2 })).subscribe((event) => events.push(event));
+      const subscription = source.pipe(handle(handlers, { scheduler: queueScheduler, maxPending: 2, logger: silentLogger })).subscribe((event) => events.push(event));
       const snapshots = snapshotsOf([
         replace([obj('a', '1'), obj('b', '1')]),
         { type: 'Deleted', object: obj('b', '2') },

@@ -3,7 +3,7 @@ import type { Delta } from '../../lib/reflector/delta';
 import type { Health, InformerHealth } from '../../lib/reflector/health';
 import { informerFrom, informerName } from '../../lib/informer/informer';
 import { waitForSync } from '../../lib/informer/waitForSync';
-import type { Logger } from '../../lib/base/logger';
+import { silentLogger, type Logger } from '../../lib/base/logger';
 import { RejectedObjectError, StatusError } from '../../lib/base/errors';
 import type { ListerWatcher } from '../../lib/sources/listerWatcher';
 import { deployments, pods } from '../../lib/resources/builtins';
@@ -303,7 +303,7 @@ describe('informerFrom', () => {
       const lw = fakeListerWatcher();
       const forbidden = new StatusError({ kind: 'Status', apiVersion: 'v1', code: 403, reason: 'Forbidden', message: 'pods is forbidden' }, undefined, 'GET /api/v1/pods');
       lw.listError = forbidden;
-      const informer = informerFrom(lw, { scheduler, name: 'pods' });
+      const informer = informerFrom(lw, { scheduler, name: 'pods', logger: silentLogger });
       const errors: (Error | undefined)[] = [];
       informer.health$.subscribe((h) => errors.push(h.lastError));
       const running = informer.informer$.subscribe();

@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import { NEVER, throwError } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
 import { informerFrom } from '../../lib/informer/informer';
@@ -34,7 +35,7 @@ function measure(
   let lw: ListerWatcher | undefined;
   scheduler.run((helpers) => {
     lw = script(helpers, scheduler);
-    const informer = informerFrom(lw, { name: 'pods', scheduler, backoff: { jitter: 'none' }, watchTimeoutSeconds: { min: 300, max: 300 } });
+    const informer = informerFrom(lw, { logger: silentLogger, name: 'pods', scheduler, backoff: { jitter: 'none' }, watchTimeoutSeconds: { min: 300, max: 300 } });
     const metrics = informer.metrics$.subscribe((event) => events.push({ at: scheduler.now(), event }));
     scheduler.schedule(() => {
       const running = informer.informer$.subscribe();
@@ -128,7 +129,7 @@ describe('informer metrics$', () => {
     const scheduler = newTestScheduler();
     scheduler.run(({ cold }) => {
       const lw = scriptedListerWatcher(scheduler, { lists: [() => cold('(a|)', { a: page([p1], '10') })], watches: [() => cold('5ms a', { a: added(p3) })] });
-      const informer = informerFrom(lw, { scheduler });
+      const informer = informerFrom(lw, { logger: silentLogger, scheduler });
       const seen: InformerMetricEvent[] = [];
       const early = informer.metrics$.subscribe();
       scheduler.schedule(() => {

@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import { concat, NEVER, of, Subject } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { informerFrom, informerOfRuns } from '../../lib/informer/informer';
@@ -17,7 +18,7 @@ describe('informer: the end of a reflector run', () => {
     const seen: { at: number; health: Health }[] = [];
     scheduler.run(({ cold }) => {
       const lw = scriptedListerWatcher(scheduler, { lists: [() => cold('(a|)', { a: page([], '10') })], watches: [() => cold('#', {}, connectionRefused())] });
-      const informer = informerFrom(lw, { name: 'pods', scheduler, backoff: { jitter: 'none' } });
+      const informer = informerFrom(lw, { logger: silentLogger, name: 'pods', scheduler, backoff: { jitter: 'none' } });
       informer.health$.subscribe((health) => seen.push({ at: scheduler.now(), health }));
       const running = informer.informer$.subscribe();
       scheduler.schedule(() => running.unsubscribe(), 500);
@@ -45,8 +46,8 @@ describe('informer: the end of a reflector run', () => {
       informer.health$.subscribe((health) => phases.push(health.phase));
       informer.metrics$.subscribe((event) => metrics.push({ at: scheduler.now(), event }));
       const running = informer.informer$.subscribe();
-      scheduler.schedule(() => runs.next(reflectorEvents(first, { scheduler })), 0);
-      scheduler.schedule(() => runs.next(reflectorEvents(second, { scheduler })), 100);
+      scheduler.schedule(() => runs.next(reflectorEvents(first, { logger: silentLogger, scheduler })), 0);
+      scheduler.schedule(() => runs.next(reflectorEvents(second, { logger: silentLogger, scheduler })), 100);
       scheduler.schedule(() => running.unsubscribe(), 200);
     });
     expect(phases).toEqual(['idle', 'listing', 'watching', 'idle', 'listing', 'watching', 'idle']);
@@ -71,7 +72,7 @@ describe('informer: the end of a reflector run', () => {
       informer.health$.subscribe((health) => phases.push(health.phase));
       informer.metrics$.subscribe((event) => event.type.endsWith('Ended') && ended.push(event));
       const running = informer.informer$.subscribe();
-      scheduler.schedule(() => runs.next(reflectorEvents(lw, { scheduler })), 0);
+      scheduler.schedule(() => runs.next(reflectorEvents(lw, { logger: silentLogger, scheduler })), 0);
       // The list is 2 ms into its 3: both items are still to come.
       scheduler.schedule(() => runs.next(standIn), 2);
       scheduler.schedule(() => running.unsubscribe(), 50);

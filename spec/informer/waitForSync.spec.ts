@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import { EMPTY, throwError, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { informerFrom, type Informer } from '../../lib/informer/informer';
@@ -39,7 +40,7 @@ describe('waitForSync', () => {
     const scheduler = virtualScheduler();
     const podInformer = informerFrom(fakeListerWatcher([pod('a', '1'), pod('b', '1')]), { scheduler, name: 'pods' });
     const widgets = fakeListerWatcher([{ metadata: { name: 'w', resourceVersion: '1' }, spec: { size: 3 } } as Labelled]) as unknown as ListerWatcher<Labelled>;
-    const widgetInformer: Informer<Labelled> = informerFrom(widgets, { scheduler });
+    const widgetInformer: Informer<Labelled> = informerFrom(widgets, { logger: silentLogger, scheduler });
     const [pods, widgetSnapshot] = await within(waitForSync([podInformer, widgetInformer], { scheduler }), 5_000, 'both informers to sync');
     const typed: Snapshot<Labelled> = widgetSnapshot;
     expect(pods.size).toBe(2);
@@ -54,7 +55,7 @@ describe('waitForSync', () => {
     const scheduler = virtualScheduler();
     const lw = fakeListerWatcher();
     lw.listError = forbidden;
-    const informer = informerFrom(lw, { scheduler, name: 'pods' });
+    const informer = informerFrom(lw, { logger: silentLogger, scheduler, name: 'pods' });
     const { error } = await settle(waitForSync([informer], { timeout: 10_000, scheduler }), scheduler);
     expect(error).toBeInstanceOf(StatusError);
     expect(error).toMatchObject({ code: 403, informer: 'pods', message: 'pods: 403 Forbidden: pods is forbidden' });
@@ -70,7 +71,7 @@ describe('waitForSync', () => {
     slow.listNever = true;
     const fine = informerFrom(fakeListerWatcher([pod('a', '1')]), { scheduler, name: 'configmaps' });
     const { error } = await settle(
-      waitForSync([fine, informerFrom(refused, { scheduler, name: 'pods' }), informerFrom(slow, { scheduler, name: 'widgets' })], { timeout: 5_000, scheduler }),
+      waitForSync([fine, informerFrom(refused, { logger: silentLogger, scheduler, name: 'pods' }), informerFrom(slow, { logger: silentLogger, scheduler, name: 'widgets' })], { timeout: 5_000, scheduler }),
       scheduler,
     );
     expect(error).toBeInstanceOf(SyncTimeoutError);
@@ -89,6 +90,7 @@ describe('waitForSync', () => {
     const scheduler = virtualScheduler();
     const informer = informerFrom(fakeListerWatcher([pod('a', '1'), pod('b', '1')]), {
       scheduler,
+      logger: silentLogger,
       transform: (object) => {
         if (object.metadata.name === 'b') throw new Error('transform failed');
         return object;
@@ -103,7 +105,7 @@ describe('waitForSync', () => {
     const scheduler = virtualScheduler();
     const lw = fakeListerWatcher();
     lw.listError = new StatusError({ kind: 'Status', apiVersion: 'v1', code: 400, reason: 'BadRequest', message: 'field label not supported: spec.color' }, undefined, 'GET /api/v1/pods');
-    const informer = informerFrom(lw, { scheduler, name: 'pods?spec.color=red' });
+    const informer = informerFrom(lw, { logger: silentLogger, scheduler, name: 'pods?spec.color=red' });
     const { error } = await settle(waitForSync([informer], { timeout: 120_000, scheduler }), scheduler);
     expect(error).toBeInstanceOf(StatusError);
     expect((error as StatusError).message).toBe('pods?spec.color=red: 400 BadRequest on GET /api/v1/pods: field label not supported: spec.color');
@@ -120,14 +122,14 @@ describe('waitForSync', () => {
           ? throwError(() => new StatusError({ kind: 'Status', apiVersion: 'v1', code: 400, reason: 'BadRequest', message: 'sendInitialEvents is not supported' }))
           : lw.watch(options),
     };
-    const { value, error } = await settle(waitForSync([informerFrom(refusing, { scheduler, streamingList: true })], { timeout: 60_000, scheduler }), scheduler);
+    const { value, error } = await settle(waitForSync([informerFrom(refusing, { logger: silentLogger, scheduler, streamingList: true })], { timeout: 60_000, scheduler }), scheduler);
     expect(error).toBeUndefined();
     expect(value?.[0].size).toBe(1);
   });
 
   it('rejects at once with an InformerStoppedError naming an informer that stops before it syncs, or whose cache fails', async () => {
     const scheduler = virtualScheduler();
-    const stub = (name: string, synced$: Observable<Snapshot>): Informer => ({ ...informerFrom(fakeListerWatcher(), { scheduler, name }), synced$ });
+    const stub = (name: string, synced$: Observable<Snapshot>): Informer => ({ ...informerFrom(fakeListerWatcher(), { logger: silentLogger, scheduler, name }), synced$ });
     const broken = new Error('cache failed');
     const stopped = await within(waitForSync([stub('pods', EMPTY)]), 5_000, 'waitForSync to reject for an informer that stopped').catch((e: unknown) => e);
     expect(stopped).toBeInstanceOf(InformerStoppedError);
@@ -140,7 +142,7 @@ describe('waitForSync', () => {
     const scheduler = virtualScheduler();
     const lw = fakeListerWatcher([pod('a', '1')]);
     lw.listError = forbidden;
-    const informer = informerFrom(lw, { scheduler, backoff: { initialMs: 1000, jitter: 'none' } });
+    const informer = informerFrom(lw, { logger: silentLogger, scheduler, backoff: { initialMs: 1000, jitter: 'none' } });
     scheduler.schedule(() => (lw.listError = undefined), 500);
     const { value, error } = await settle(waitForSync([informer], { timeout: 60_000, scheduler }), scheduler);
     expect(error).toBeUndefined();
@@ -150,7 +152,7 @@ describe('waitForSync', () => {
   it('lets go of the informers it started once settled (they stop after their grace period)', async () => {
     const scheduler = virtualScheduler();
     const lw = fakeListerWatcher([pod('a', '1')]);
-    await within(waitForSync([informerFrom(lw, { scheduler })], { scheduler }), 5_000, 'the informer to sync');
+    await within(waitForSync([informerFrom(lw, { logger: silentLogger, scheduler })], { scheduler }), 5_000, 'the informer to sync');
     scheduler.flush();
     expect(lw.openWatches()).toBe(0);
   });
@@ -159,7 +161,7 @@ describe('waitForSync', () => {
     const lw = fakeListerWatcher();
     lw.listNever = true;
     const controller = new AbortController();
-    const waiting = waitForSync([informerFrom(lw, { scheduler: virtualScheduler() })], { signal: controller.signal, scheduler: virtualScheduler() });
+    const waiting = waitForSync([informerFrom(lw, { logger: silentLogger, scheduler: virtualScheduler() })], { signal: controller.signal, scheduler: virtualScheduler() });
     controller.abort(new Error('shutting down'));
     await expect(waiting).rejects.toThrow('shutting down');
   });

@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import { VirtualAction, VirtualTimeScheduler, type Subscription } from 'rxjs';
 import { leaderElectionFrom, type LeaderElectionOptions, type LeaderState } from '../../lib/leaderElection/leaderElection';
 import { leases, type Lease } from '../../lib/resources/builtins';
@@ -93,6 +94,8 @@ export class Election {
       identity: id,
       scheduler,
       random: seededRandom(seed ?? [...id].reduce((sum, c) => sum * 31 + c.charCodeAt(0), 7)),
+      // Lost leases and failed releases are the point here: the referee reads states, not log lines.
+      logger: silentLogger,
       ...election,
     }).subscribe((state) => {
       states.push({ at: this.time.now(), state });

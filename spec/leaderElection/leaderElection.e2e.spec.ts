@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import { interval, map, Observable, type Subscription } from 'rxjs';
 import { performance } from 'node:perf_hooks';
 import { kubeLeaseClient, type LeaseClient } from '../../lib/leaderElection/leaseClient';
@@ -33,7 +34,8 @@ class Candidate {
       create: (lease) => guard(() => http.create(lease)),
       update: (lease) => guard(() => http.update(lease)),
     };
-    this.subscription = leaderElectionFrom(client, { ...LEASE, ...TIMINGS, identity: id }).subscribe((state) => {
+    // Cuts and failed releases are the point here: states are checked, not log lines.
+    this.subscription = leaderElectionFrom(client, { ...LEASE, ...TIMINGS, identity: id, logger: silentLogger }).subscribe((state) => {
       this.states.push(state);
       this.times.push(Date.now());
     });
@@ -94,7 +96,7 @@ describe('leaderElection over HTTP against the loopback server', () => {
 
   it('uses the KubeConfig’s server and credentials through leaderElection()', async () => {
     const states: LeaderState[] = [];
-    const subscription = leaderElection(server.kubeConfig, { ...LEASE, ...TIMINGS, identity: 'solo' }).subscribe((state) => states.push(state));
+    const subscription = leaderElection(server.kubeConfig, { ...LEASE, ...TIMINGS, identity: 'solo', logger: silentLogger }).subscribe((state) => states.push(state));
     try {
       await eventually(() => expect(states).toContainEqual(expect.objectContaining({ state: 'leading' })));
       expect(holder()).toBe('solo');
@@ -163,8 +165,8 @@ describe('controllers handing over over HTTP', () => {
           });
         });
       };
-      this.subscription = leaderElectionFrom(client, { ...LEASE, ...timings, identity: id })
-        .pipe(whileLeader(({ signal }) => keys$.pipe(reconcile(slowReconcile, { concurrency: 2, signal }))))
+      this.subscription = leaderElectionFrom(client, { ...LEASE, ...timings, identity: id, logger: silentLogger })
+        .pipe(whileLeader(({ signal }) => keys$.pipe(reconcile(slowReconcile, { concurrency: 2, signal })), { logger: silentLogger }))
         .subscribe((event) => {
           if (event.type !== 'work') this.events.push(event.type);
         });

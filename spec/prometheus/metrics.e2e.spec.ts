@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import { Registry } from 'prom-client';
 import type { Subscription } from 'rxjs';
 import { informerFactory } from '../../lib/factory/factory';
@@ -45,7 +46,7 @@ describe('metrics over HTTP, scraped through prom-client', () => {
     server.faults.inject({ kind: 'status', code: 410, reason: 'Expired', message: 'too old resource version' }, { verb: 'watch', resource: 'pods' });
 
     const registry = new Registry();
-    const podInformer = informer(server.kubeConfig, pods, { namespace: 'default', streamingList: false, backoff: { initialMs: 20, jitter: 'none' } });
+    const podInformer = informer(server.kubeConfig, pods, { namespace: 'default', streamingList: false, backoff: { initialMs: 20, jitter: 'none' }, logger: silentLogger });
     running.push(registerInformerMetrics(registry, podInformer));
     const queueMetrics = registerWorkqueueMetrics(registry, { name: 'pods' });
     running.push({ unsubscribe: () => queueMetrics.unregister() } as Subscription);

@@ -115,17 +115,19 @@ describe('rx-informer/prometheus', () => {
       keys.next('b');
       keys.next('a');
       advanceTo(60);
-      // The second a arrived while a ran: an add, as client-go counts it, queued for when a is done.
+      // The second a arrived while a ran: an add, and a key in the depth, as client-go counts it
+      // (TestMetrics), queued for when a is done.
       expect(await series(registry, 'workqueue_adds_total')).toEqual(['{name=deployments} 3']);
-      expect(await series(registry, 'workqueue_depth')).toEqual(['{name=deployments} 0']);
+      expect(await series(registry, 'workqueue_depth')).toEqual(['{name=deployments} 1']);
       expect(await series(registry, 'workqueue_unfinished_work_seconds')).toEqual(['{name=deployments} 0.12']);
       expect(await series(registry, 'workqueue_longest_running_processor_seconds')).toEqual(['{name=deployments} 0.06']);
       advanceTo(1000);
       // At 100 a failed (a retry) and, changed meanwhile, ran again at once until 150; the retry's
-      // add at 110 found it running, so it ran a third time, 150-200. b still runs.
+      // add at 110 found it running, so it ran a third time, 150-200. b still runs. Each wait counts
+      // from the add that made a dirty: 0 (a), 0 (b), 0.1 (0 to 100) and 0.04 (110 to 150).
       expect(await series(registry, 'workqueue_retries_total')).toEqual(['{name=deployments} 1']);
       expect(await series(registry, 'workqueue_adds_total')).toEqual(['{name=deployments} 4']);
-      expect(await series(registry, 'workqueue_queue_duration_seconds')).toEqual(['_sum{name=deployments} 0', '_count{name=deployments} 4']);
+      expect(await series(registry, 'workqueue_queue_duration_seconds')).toEqual([`_sum{name=deployments} ${0.1 + 0.04}`, '_count{name=deployments} 4']);
       expect(await series(registry, 'workqueue_work_duration_seconds')).toEqual([`_sum{name=deployments} ${0.1 + 0.05 + 0.05}`, '_count{name=deployments} 3']);
       expect(await series(registry, 'workqueue_unfinished_work_seconds')).toEqual(['{name=deployments} 1']);
       expect(await series(registry, 'workqueue_longest_running_processor_seconds')).toEqual(['{name=deployments} 1']);

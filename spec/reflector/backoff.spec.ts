@@ -1,4 +1,5 @@
-import { MAX_TIMER_MS, backoffDelay, defaultBackoffConfig, initialBackoffState, nextBackoff, resolveBackoffConfig } from '../../lib/reflector/backoff';
+import { MAX_TIMER_MS } from '../../lib/base/longDelays';
+import { backoffDelay, defaultBackoffConfig, initialBackoffState, nextBackoff, resolveBackoffConfig } from '../../lib/reflector/backoff';
 import type { BackoffState } from '../../lib/reflector/backoff';
 
 const noJitter = resolveBackoffConfig({ jitter: 'none' });
@@ -53,8 +54,10 @@ describe('nextBackoff', () => {
     expect(nextBackoff(state, { now: 300_000, random: 1 }, noJitter).delayMs).toBe(1600);
   });
 
-  it('caps an absurd Retry-After at the longest delay a timer can hold', () => {
+  it('caps an absurd Retry-After at 2^31 − 1 ms (about 24.8 days), but never its own delay, whatever maxMs', () => {
     expect(nextBackoff(initialBackoffState, { now: 0, random: 1, retryAfterSeconds: 1e12 }, noJitter).delayMs).toBe(MAX_TIMER_MS);
+    const monthly = resolveBackoffConfig({ initialMs: 30 * 86_400_000, maxMs: 30 * 86_400_000, jitter: 'none' });
+    expect(nextBackoff(initialBackoffState, { now: 0, random: 1, retryAfterSeconds: 1e12 }, monthly).delayMs).toBe(30 * 86_400_000);
   });
 
   it('waits for Retry-After when it is longer than the backoff, and for the backoff otherwise', () => {
@@ -81,7 +84,11 @@ describe('resolveBackoffConfig', () => {
     expect(resolveBackoffConfig({ maxMs: 10_000, initialMs: undefined })).toEqual({ ...defaultBackoffConfig, maxMs: 10_000 });
   });
 
-  it.each([{ initialMs: -1 }, { maxMs: Number.NaN }, { resetAfterMs: Infinity }, { maxMs: 2 ** 31 }, { factor: 0.9 }, { jitter: 'some' as 'add' }])('rejects %p with a RangeError', (config) => {
+  it('accepts a cap past what one Node timer holds (2^31 − 1 ms): the wait is chained', () => {
+    expect(resolveBackoffConfig({ maxMs: 2 ** 31 }).maxMs).toBe(2 ** 31);
+  });
+
+  it.each([{ initialMs: -1 }, { maxMs: Number.NaN }, { resetAfterMs: Infinity }, { maxMs: Infinity }, { factor: 0.9 }, { jitter: 'some' as 'add' }])('rejects %p with a RangeError', (config) => {
     expect(() => resolveBackoffConfig(config)).toThrow(RangeError);
   });
 });

@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import { configMaps, leases, type ConfigMap } from '../../lib/resources/builtins';
 import { CONTROLLER_RING_LABEL, drainLabelOf, shardLabelOf } from '../../lib/sharding/labelShard';
 import { labelShardedInformer } from '../../lib/sharding/labelShardedInformer';
@@ -34,7 +35,7 @@ const assignedTo = (shard: string): string[] =>
     .sort();
 
 it('caches the objects the sharder assigned to it, holds its shard Lease, and acknowledges a drain by removing both labels', async () => {
-  const shard = labelShardedInformer(server.kubeConfig, configMaps, { ring: RING, identity: 'example-0', ...TIMINGS });
+  const shard = labelShardedInformer(server.kubeConfig, configMaps, { ring: RING, identity: 'example-0', logger: silentLogger, ...TIMINGS });
   let latest: Snapshot<ConfigMap> | undefined;
   const running = shard.informer$.subscribe((snapshot) => (latest = snapshot));
   try {
@@ -68,7 +69,7 @@ it('caches the objects the sharder assigned to it, holds its shard Lease, and ac
 }, 30_000);
 
 it('empties its cache when the sharder takes its Lease over (a shard it thought dead)', async () => {
-  const shard = labelShardedInformer(server.kubeConfig, configMaps, { ring: RING, identity: 'example-1', ...TIMINGS });
+  const shard = labelShardedInformer(server.kubeConfig, configMaps, { ring: RING, identity: 'example-1', logger: silentLogger, ...TIMINGS });
   const states: string[] = [];
   const watching = shard.lease$.subscribe((state) => states.push(state.state));
   const running = shard.informer$.subscribe();
@@ -91,7 +92,7 @@ it('empties its cache when the sharder takes its Lease over (a shard it thought 
 }, 30_000);
 
 it('is what shardedInformer gives with mode label: the objects assigned to the shard, behind its shard Lease', async () => {
-  const shard = shardedInformer(server.kubeConfig, configMaps, { mode: 'label', ring: RING, identity: 'example-2', ...TIMINGS });
+  const shard = shardedInformer(server.kubeConfig, configMaps, { mode: 'label', ring: RING, identity: 'example-2', logger: silentLogger, ...TIMINGS });
   const states: string[] = [];
   const watching = shard.lease$.subscribe((state) => states.push(state.state));
   const cm1 = server.store.get(configMaps, 'default', 'cm-1')!;

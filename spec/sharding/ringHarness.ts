@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import { VirtualAction, VirtualTimeScheduler, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
 import { informerFrom } from '../../lib/informer/informer';
 import { leases } from '../../lib/resources/builtins';
@@ -112,10 +113,12 @@ export class Ring {
       name: `ring@${id}`,
       scheduler,
       backoff: ringViewBackoff(TIMINGS),
+      // Crashes, cuts and partitions are the point: their warnings would only be noise here.
+      logger: silentLogger,
     });
     this.subscriptions.set(
       id,
-      ringMembership(client, view.informer$, { ring: RING, identity: id, buckets: this.buckets, scheduler, ...TIMINGS }).subscribe((event) => {
+      ringMembership(client, view.informer$, { ring: RING, identity: id, buckets: this.buckets, scheduler, logger: silentLogger, ...TIMINGS }).subscribe((event) => {
         member.events.push({ at: this.time.now(), event });
         this.dirty = true;
         if (event.type === 'acquired') for (const bucket of event.buckets) member.owned.add(bucket);

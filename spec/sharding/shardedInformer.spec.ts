@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import { VirtualAction, VirtualTimeScheduler, type Subscription } from 'rxjs';
 import { leases, pods, type Pod } from '../../lib/resources/builtins';
 import { objectBucket } from '../../lib/sharding/shardListerWatcher';
@@ -33,7 +34,8 @@ function setUp(mode: ShardFilterMode) {
         leaseClient: storeLeaseClient(store, { scheduler: time, latency: 10 }),
         ringListerWatcher: storeListerWatcher(store, leases, { scheduler: time, latency: 10, namespace: RING.namespace, labelSelector: `${RING_LABEL}=${RING.name}` }),
       },
-      { ring: RING, identity: id, buckets: BUCKETS, mode, scheduler: time, ...TIMINGS },
+      // The fallback to client-side filtering is read from filtering$, not from its warning.
+      { ring: RING, identity: id, buckets: BUCKETS, mode, scheduler: time, logger: silentLogger, ...TIMINGS },
     );
     const replica: Replica = { id, shard, latest: undefined, modes: [], running: undefined as unknown as Subscription };
     shard.filtering$.subscribe((m) => replica.modes.push(m));

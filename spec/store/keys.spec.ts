@@ -43,7 +43,24 @@ describe('splitKey', () => {
     }
   });
 
-  it.each(['', 'a/b/c', '/b', 'a/'])('rejects the malformed key %j with a TypeError', (key) => {
-    expect(() => splitKey(key)).toThrow(TypeError);
+  /**
+   * client-go's SplitMetaNamespaceKey (tools/cache/store.go) splits on every '/': one part is a
+   * name, two are namespace and name, anything else is an error. It checks nothing else, so an
+   * empty key or an empty part passes. The table is its behaviour, case by case.
+   */
+  it.each<[string, { namespace: string; name: string }]>([
+    ['default/web', { namespace: 'default', name: 'web' }],
+    ['node-1', { namespace: '', name: 'node-1' }],
+    ['', { namespace: '', name: '' }],
+    ['/web', { namespace: '', name: 'web' }],
+    ['default/', { namespace: 'default', name: '' }],
+    ['/', { namespace: '', name: '' }],
+    ['a b/c:d', { namespace: 'a b', name: 'c:d' }],
+  ])('accepts %j as client-go does: %j', (key, parts) => {
+    expect(splitKey(key)).toEqual(parts);
+  });
+
+  it.each(['a/b/c', '//', 'a//', '/a/b', 'a/b/', 'a/b/c/d'])('rejects %j (more than one /) with a TypeError, as client-go returns an error', (key) => {
+    expect(() => splitKey(key)).toThrow(new TypeError(`unexpected key format: ${JSON.stringify(key)}`));
   });
 });

@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import type { Subscription } from 'rxjs';
 import { informer } from '../../lib/informer/informer';
 import { pods, type Pod } from '../../lib/resources/builtins';
@@ -30,7 +31,7 @@ describeEachServerVersion('reconcile() over an informer against the loopback ser
   it('reconciles every key to its final state under churn, one worker per key, retrying failures', async () => {
     const churn = createChurn(server.store, { pods: 60, namespaces: 3, managedFields: false, seed: 7 });
     churn.populate();
-    const podInformer = informer(server.kubeConfig, pods);
+    const podInformer = informer(server.kubeConfig, pods, { logger: silentLogger });
     let latest: Snapshot<Pod> | undefined;
     running.push(podInformer.informer$.subscribe((snapshot) => (latest = snapshot)));
 

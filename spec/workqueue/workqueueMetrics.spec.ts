@@ -31,8 +31,8 @@ describe('reconcile metrics', () => {
       { at: 1, event: { type: 'added', key: 'a', depth: 1 } },
       { at: 1, event: { type: 'started', key: 'a', waitedSeconds: 0, depth: 0, at: 1 } },
       { at: 3, event: { type: 'added', key: 'b', depth: 1 } },
-      // a again while a runs: added (client-go counts it too), queued once a is done.
-      { at: 5, event: { type: 'added', key: 'a', depth: 1 } },
+      // a again while a runs: added and in the depth beside b (client-go counts both), queued once a is done.
+      { at: 5, event: { type: 'added', key: 'a', depth: 2 } },
       { at: 5, event: { type: 'finished', key: 'a', seconds: 0.004, outcome: 'failed', at: 5 } },
       { at: 5, event: { type: 'started', key: 'b', waitedSeconds: 0.002, depth: 1, at: 5 } },
       { at: 7, event: { type: 'finished', key: 'b', seconds: 0.002, outcome: 'reconciled', at: 7 } },
@@ -43,6 +43,33 @@ describe('reconcile metrics', () => {
       { at: 15, event: { type: 'started', key: 'a', waitedSeconds: 0, depth: 0, at: 15 } },
       { at: 17, event: { type: 'finished', key: 'a', seconds: 0.002, outcome: 'reconciled', at: 17 } },
       { at: 50, event: { type: 'stopped' } },
+    ]);
+  });
+
+  it("matches client-go's TestMetrics for a key re-added while it is processed: depth counts it at once, its wait counts from that add", () => {
+    // client-go's util/workqueue/metrics_test.go, in ms instead of µs: foo waits 50 for a worker
+    // (here the one worker is busy), is added five times while it is processed (one add, depth 1),
+    // and its second wait is the time from that add to when the worker takes it again (25), not 0.
+    const scheduler = newScheduler();
+    const measured: { at: number; event: WorkqueueMetricEvent }[] = [];
+    scheduler.run(({ hot, cold, flush }) => {
+      hot('(bf) 56ms (fffff)')
+        .pipe(reconcile((key) => (key === 'b' ? cold('50ms |') : cold('35ms |')), { scheduler, metrics: (event) => measured.push({ at: scheduler.now(), event }) }))
+        .subscribe();
+      flush();
+    });
+    expect(measured).toEqual([
+      { at: 0, event: { type: 'added', key: 'b', depth: 1 } },
+      { at: 0, event: { type: 'started', key: 'b', waitedSeconds: 0, depth: 0, at: 0 } },
+      { at: 0, event: { type: 'added', key: 'f', depth: 1 } },
+      { at: 50, event: { type: 'finished', key: 'b', seconds: 0.05, outcome: 'reconciled', at: 50 } },
+      { at: 50, event: { type: 'started', key: 'f', waitedSeconds: 0.05, depth: 0, at: 50 } },
+      // "Add it back while processing; multiple adds of the same item are de-duped": one add, and
+      // "one thing remains in the queue".
+      { at: 60, event: { type: 'added', key: 'f', depth: 1 } },
+      { at: 85, event: { type: 'finished', key: 'f', seconds: 0.035, outcome: 'reconciled', at: 85 } },
+      { at: 85, event: { type: 'started', key: 'f', waitedSeconds: 0.025, depth: 0, at: 85 } },
+      { at: 120, event: { type: 'finished', key: 'f', seconds: 0.035, outcome: 'reconciled', at: 120 } },
     ]);
   });
 
