@@ -15,8 +15,8 @@ import { writeEdit } from '../../lib/writes/writeEdit';
 import { widgets } from '../../apiserver/src';
 
 /**
- * The controller of issue 33's end-to-end case, shared by spec/e2e/writeBack.serverHalf.ts and
- * kubectl's view of it (spec/clients/writeBack.serverHalf.ts): per Widget, a child ConfigMap
+ * The controller of issue 33's end-to-end case, shared by spec/e2e/writeBack.spec.ts and
+ * kubectl's view of it (spec/clients/kubectlWriteBack.spec.ts): per Widget, a child ConfigMap
  * applied with a field manager, Ready on the Widget's status, and an Event.
  */
 

@@ -9,8 +9,10 @@ import { applyConflictStatus, startRawWriteServer, type RawWriteServer, type Rec
 /**
  * Server-side apply, the client half, against a raw server that answers as the API server's wire
  * behaviour is documented (KEP-555, apiserver `endpoints/handlers/patch.go`,
- * `managedfields/internal/conflict.go`): the loopback API server answers apply with 415 until it
- * implements it. spec/e2e/writeBack.serverHalf.ts runs the same against it once it does.
+ * `managedfields/internal/conflict.go`), so that each test sees exactly what the client sent and
+ * can answer what the loopback server does not (a cause with every clause `printManager` may
+ * print, a request held until the client aborts). spec/e2e/writeBack.spec.ts runs apply against
+ * the loopback server's own field manager.
  */
 
 let server: RawWriteServer;

@@ -4,9 +4,9 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { plainKubeConfig } from '../badInput/rawApiServer';
 
 /**
- * A raw HTTP server for the writes the loopback API server does not serve yet (server-side
- * apply): each test answers each request as the API server's documented wire behaviour says, and
- * reads back what the client sent.
+ * A raw HTTP server for the client half of writes: each test answers each request as the API
+ * server's documented wire behaviour says (including answers the loopback server does not give),
+ * and reads back exactly what the client sent.
  */
 
 /** One request as received, its body read. */

@@ -12,19 +12,14 @@ import { eventually } from '../support/eventually';
 import { MANAGER, runWidgetController, widgetsWithStatus } from './widgetController';
 
 /**
- * Issue 33's end-to-end case, waiting for the server half (server-side apply with managedFields
- * and conflicts, the status subresource, Events served by default). Until that lands the loopback
- * server answers apply with 415, so this file is named so that jest does not pick it up; once
- * merged, rename it to writeBack.serverHalf.spec.ts (or run it with
- * `npx jest --testMatch '**\/spec/e2e/writeBack.serverHalf.ts'`).
- *
- * A controller applies a child ConfigMap per Widget with a field manager, sets a Ready condition
- * on the Widget's status, and records an Event; a second field manager's conflicting apply gets a
- * 409 naming the field; force moves the field. kubectl's view of the same is in
- * spec/clients/writeBack.serverHalf.ts.
+ * Issue 33's end-to-end case, over HTTP against the loopback server through its KubeConfig: a
+ * controller applies a child ConfigMap per Widget with a field manager, sets a Ready condition on
+ * the Widget's status through the status subresource, and records an Event; a second field
+ * manager's conflicting apply gets a 409 naming the field; force moves the field. kubectl's view of
+ * the same is spec/clients/kubectlWriteBack.spec.ts.
  */
 
-describe('writing back against the loopback server with its server half', () => {
+describe('writing back against the loopback server', () => {
   let server: ApiServer;
   let controller: Subscription | undefined;
   beforeEach(async () => {
