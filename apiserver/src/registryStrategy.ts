@@ -73,7 +73,9 @@ function emptyObjectOf(served: ServedResource): () => Json {
 export function resetFieldsOf(served: ServedResource, subresource: 'status' | undefined): FieldSet {
   if (!served.statusSubresource) return new FieldSet();
   if (subresource === undefined) return FieldSet.of(STATUS);
-  if (isCustomResource(served.resource)) return FieldSet.of([field('metadata')], SPEC);
+  // status_strategy.go resets only spec: the metadata its PrepareForUpdate drops is not in the set,
+  // so an applier through /status is recorded owning the labels it sent though none is stored.
+  if (isCustomResource(served.resource)) return FieldSet.of(SPEC);
   return STATUS_RESET_FIELDS[resourceId(served.resource)] ?? FieldSet.of(SPEC);
 }
 

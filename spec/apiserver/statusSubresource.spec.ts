@@ -107,6 +107,19 @@ describe('what each kind lets through /status, and moves the generation', () => 
     expect({ labels, ...(annotations === undefined ? {} : { annotations }), ownerReferences }).toEqual(expected);
   });
 
+  it("an apply to a custom resource's /status drops the labels it sends, yet records them as the applier's: status_strategy.go's reset fields are spec alone", async () => {
+    server.store.create(widgets, { metadata: { name: 'o', namespace: 'ns', labels: { old: 'x' } }, spec: { size: 1 } });
+    const reply = await call(server, 'PATCH', '/apis/example.com/v1/namespaces/ns/widgets/o/status?fieldManager=reporter', {
+      body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'o', labels: { sent: 'y' } }, spec: { size: 9 }, status: { phase: 'P' } },
+      headers: { 'Content-Type': 'application/apply-patch+yaml' },
+    });
+    expect(reply.status).toBe(200);
+    const stored = server.store.get(widgets, 'ns', 'o')!;
+    expect([stored.metadata.labels, stored.spec, (stored as { status?: unknown }).status]).toEqual([{ old: 'x' }, { size: 1 }, { phase: 'P' }]);
+    const reporter = (reply.json.metadata.managedFields as { manager: string; fieldsV1: object }[]).find((e) => e.manager === 'reporter')!;
+    expect(reporter.fieldsV1).toEqual({ 'f:metadata': { 'f:labels': { 'f:sent': {} } }, 'f:status': { 'f:phase': {} } });
+  });
+
   it.each([
     ["a deployment's annotations (copied to its ReplicaSets)", 2, deployments, '/apis/apps/v1/namespaces/ns/deployments/o', { metadata: { annotations: { a: 'b' } } }],
     ["a deployment's labels", 1, deployments, '/apis/apps/v1/namespaces/ns/deployments/o', { metadata: { labels: { a: 'b' } } }],
