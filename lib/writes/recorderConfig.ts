@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { silentLogger, type Logger } from '../base/logger';
+import { defaultLogger, type Logger } from '../base/logger';
 import { EVENT_LIMITS, isQualifiedName } from './eventObjects';
 
 /**
@@ -52,7 +52,10 @@ export interface EventRecorderOptions {
   readonly flushTimeout?: number;
   /** Runs every timer and reads the clock. Default `asyncScheduler`. */
   readonly scheduler?: SchedulerLike;
-  /** Where failed writes are logged (warn while retried, error when given up). Default silent. */
+  /**
+   * Where failed writes are logged (warn while retried, error when given up). Default
+   * `defaultLogger`: warnings and errors on stderr, as every stage's default; `silentLogger` opts out.
+   */
   readonly logger?: Logger;
   /** Source of the retry jitter, uniform in [0, 1). Default `Math.random`. */
   readonly random?: () => number;
@@ -92,7 +95,7 @@ export function recorderConfig(options: EventRecorderOptions): RecorderConfig {
     requestTimeout: options.requestTimeout ?? 30_000,
     flushTimeout: options.flushTimeout ?? 10_000,
     scheduler: options.scheduler ?? asyncScheduler,
-    logger: options.logger ?? silentLogger,
+    logger: options.logger ?? defaultLogger,
     random: options.random ?? Math.random,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   };

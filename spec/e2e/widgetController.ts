@@ -4,6 +4,7 @@ import { informer } from '../../lib/informer/informer';
 import { configMaps } from '../../lib/resources/builtins';
 import { defineResource } from '../../lib/resources/resource';
 import type { KubeObject } from '../../lib/base/object';
+import { silentLogger } from '../../lib/base/logger';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { changedKeys } from '../../lib/workqueue/changedKeys';
 import { reconcile } from '../../lib/workqueue/reconcile';
@@ -33,7 +34,8 @@ export const MANAGER = 'example.com/widget-controller';
 
 /** The controller: a child ConfigMap per Widget, applied; Ready on the Widget's status; an Event. */
 export function runWidgetController(kubeConfig: KubeConfig, recorder: EventRecorder): Subscription {
-  const widgetInformer = informer(kubeConfig, widgetsWithStatus);
+  // The informer's watch outlives the unsubscription by its grace period, and the specs close the server within it: that reset is retried, not what they check.
+  const widgetInformer = informer(kubeConfig, widgetsWithStatus, { logger: silentLogger });
   let latest: Snapshot<WidgetWithStatus> | undefined;
   const running = widgetInformer.informer$.subscribe((snapshot) => (latest = snapshot));
   running.add(recorder.writes$.subscribe());

@@ -1,6 +1,7 @@
 import { NetworkError, StatusError, type Status } from '../../lib/base/errors';
 import { eventRecorderFrom } from '../../lib/writes/eventRecorder';
 import { RecorderHarness, widget, type SinkCall } from './recorderHarness';
+import { recordingLogger } from '../reflector/reflectHarness';
 
 /**
  * The event recorder in virtual time (ms): client-go's series (`tools/events`: the second
@@ -234,6 +235,17 @@ describe('eventRecorder: failures', () => {
     expect(h.calls.map((call) => call.at)).toEqual([0, 10_010, 20_020, 30_030, 40_040, 50_050, 60_060, 70_070, 80_080, 90_090, 100_100, 110_110]);
     expect(h.reportTypes().slice(-2)).toEqual(['100110 failed retry', '110120 failed give-up']);
     expect(h.recorder.stats()).toMatchObject({ failed: 1, queued: 0, cached: 0 });
+  });
+
+  it('logs each failed attempt at warn while it will be retried, and at error when it is given up', () => {
+    const logger = recordingLogger();
+    const h = new RecorderHarness({ logger, maxTries: 2 }, () => ({ after: 10, error: status(503, 'ServiceUnavailable') })).start();
+    h.at(0, () => h.recorder.record(widget('a'), normal()));
+    h.runTo(MIN);
+    expect(logger.lines.map((line) => [line.level, line.message])).toEqual([
+      ['warn', 'writing an Event failed; retrying'],
+      ['error', 'writing an Event failed; giving it up'],
+    ]);
   });
 
   it('draws each wait from [10 s, 12.5 s) with its random source', () => {

@@ -1,6 +1,7 @@
 import { Observable, VirtualAction, VirtualTimeScheduler, type Subscription } from 'rxjs';
 import type { EventsV1Event } from '../../lib/resources/builtins';
 import type { KubeObject } from '../../lib/base/object';
+import { silentLogger } from '../../lib/base/logger';
 import { eventRecorderFrom, type EventRecorder, type EventRecorderReport } from '../../lib/writes/eventRecorder';
 import type { EventRecorderOptions } from '../../lib/writes/recorderConfig';
 import type { EventApi, EventSink } from '../../lib/writes/eventSink';
@@ -8,7 +9,8 @@ import type { EventApi, EventSink } from '../../lib/writes/eventSink';
 /**
  * An event recorder in virtual time (ms) over a scripted sink: each write is answered after
  * `latency` ms (10 by default) with success, or as the test's script says (an error, or never);
- * every write and every report is stamped with the virtual time.
+ * every write and every report is stamped with the virtual time. Failures are read from the
+ * reports, so the recorder logs nowhere unless a test gives it a logger.
  */
 
 export type SinkOperation = 'create' | 'patch';
@@ -38,7 +40,7 @@ export class RecorderHarness {
     private readonly answer: (call: SinkCall, index: number) => SinkAnswer = () => ({}),
   ) {
     const sink: EventSink = { create: (event) => this.write('create', event), patchSeries: (event) => this.write('patch', event) };
-    this.recorder = eventRecorderFrom(sink, { reportingController: 'example.com/widgets', reportingInstance: 'widgets-1', scheduler: this.time, random: () => 0, ...options });
+    this.recorder = eventRecorderFrom(sink, { reportingController: 'example.com/widgets', reportingInstance: 'widgets-1', scheduler: this.time, random: () => 0, logger: silentLogger, ...options });
   }
 
   /** Subscribes to `writes$`, collecting reports. */
