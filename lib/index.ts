@@ -67,7 +67,7 @@ export { changedGeneration } from './operators/changedGeneration';
 export { changedAt } from './operators/changedAt';
 
 // Errors.
-export { InformerError, StatusError, NetworkError, ProtocolError, ConfigError, IdleTimeoutError, RejectedObjectError } from './base/errors';
+export { InformerError, StatusError, NetworkError, ProtocolError, ConfigError, IdleTimeoutError, RejectedObjectError, ResourceGoneError, isResourceGone } from './base/errors';
 export type { Status, InformerErrorKind, ProtocolProblem, ConfigProblem, RejectionStage, RejectionOutcome } from './base/errors';
 
 // Resources: every built-in resource (pods, deployments, ...) with its object type (Pod,

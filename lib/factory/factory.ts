@@ -41,7 +41,7 @@ export interface ListSelectors {
  * when an informer stops on an error; `scheduler` also runs the factory's own timers.
  */
 export interface InformerFactoryOptions
-  extends Pick<InformerFromOptions, 'freeze' | 'shareUnchanged' | 'streamingList' | 'scheduler' | 'logger' | 'backoff' | 'pageSize'>,
+  extends Pick<InformerFromOptions, 'freeze' | 'shareUnchanged' | 'streamingList' | 'scheduler' | 'logger' | 'backoff' | 'resourceGoneBackoff' | 'pageSize'>,
     Pick<InformerOptions, 'listReadAhead'> {
   /** Watch one namespace (client-go's WithNamespace). Default: all. */
   readonly namespace?: string;
