@@ -47,9 +47,15 @@ export interface ServedResource {
   readonly extraFieldLabels: readonly string[];
   /** How a PUT behaves when it differs from the default (unconditional updates, no create): Leases. */
   readonly updateStrategy?: UpdateStrategy;
+  /** Discovery's categories (`all`, `api-extensions`); none when unset. */
+  readonly categories?: readonly string[];
+  /** Subresources discovery lists (`status`); none when unset. */
+  readonly subresources?: readonly string[];
+  /** The name of the CustomResourceDefinition that serves it; unset for built-ins and resources given in options. */
+  readonly crd?: string;
 }
 
-const ALL_VERBS = ['create', 'delete', 'get', 'list', 'update', 'watch'] as const;
+const ALL_VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] as const;
 
 function served(resource: Resource<KubeObject>, shortNames: readonly string[] = [], extraFieldLabels: readonly string[] = []): ServedResource {
   return { resource, singularName: resource.kind.toLowerCase(), shortNames, verbs: ALL_VERBS, extraFieldLabels };
