@@ -76,6 +76,10 @@ export { defineResource, resourcePath, apiVersionOf } from './resources/resource
 export type { Resource, ResourcePathOptions, WireObject, WireJson } from './resources/resource';
 export * from './resources/builtins';
 
+// Discovery: the resource a kind or a kubectl-style name stands for, built-in or custom.
+export { resourceDiscovery } from './sources/resourceDiscovery';
+export type { ResourceDiscovery, ResourceDiscoveryOptions, DiscoveredResource } from './sources/resourceDiscovery';
+
 // Custom resources: TypeScript types and descriptors from their CustomResourceDefinitions (what
 // `npx rx-informer crd` writes).
 export { crdToTypeScript } from './crd/crdToTypeScript';
