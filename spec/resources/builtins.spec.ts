@@ -151,20 +151,26 @@ describeEachServerVersion('every built-in descriptor against the loopback API se
   });
   afterAll(() => server.close());
 
+  // The loopback server checks a CustomResourceDefinition as the API server does: its name is
+  // `<plural>.<group>`, and it needs names, a scope and a storage version.
+  const nameOf = (resource: Resource<KubeObject>): string => (resource === builtins.customResourceDefinitions ? 'ones.example.com' : `one-${resource.plural}`);
+  const crdSpec = { group: 'example.com', names: { plural: 'ones', kind: 'One' }, scope: 'Namespaced', versions: [{ name: 'v1', served: true, storage: true }] };
+
   it('lists and watches each resource at its URL: the informer syncs with the object created there', async () => {
     for (const resource of descriptors) {
       server.store.create(resource, {
         apiVersion: apiVersionOf(resource),
         kind: resource.kind,
-        metadata: { name: `one-${resource.plural}`, ...(resource.namespaced ? { namespace: 'default' } : {}) },
-      });
+        metadata: { name: nameOf(resource), ...(resource.namespaced ? { namespace: 'default' } : {}) },
+        ...(resource === builtins.customResourceDefinitions ? { spec: crdSpec } : {}),
+      } as KubeObject);
     }
     // Sixty-odd watches end together at teardown, against a server about to close: a reset one is retried, not a finding here.
     const informers = descriptors.map((resource) => informer(server.kubeConfig, resource, { logger: silentLogger }));
     const running = informers.map((each) => each.informer$.subscribe());
     try {
       const snapshots = await waitForSync(informers, { timeout: 10_000 });
-      const keyOf = (resource: Resource<KubeObject>): string => `${resource.namespaced ? 'default/' : ''}one-${resource.plural}`;
+      const keyOf = (resource: Resource<KubeObject>): string => `${resource.namespaced ? 'default/' : ''}${nameOf(resource)}`;
       const seen = snapshots.map((snapshot, i) => {
         const resource = descriptors[i] as Resource<KubeObject>;
         return `${resource.plural}: ${snapshot.get(keyOf(resource))?.kind}`;
