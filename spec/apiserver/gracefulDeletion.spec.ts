@@ -27,7 +27,7 @@ afterEach(async () => {
 const PATH = '/api/v1/namespaces/ns/configmaps';
 const MERGE_PATCH = { 'Content-Type': 'application/merge-patch+json' };
 
-function create(finalizers: readonly string[]): ConfigMap {
+function create(finalizers: string[]): ConfigMap {
   return server.store.create(configMaps, { metadata: { name: 'c', namespace: 'ns', finalizers }, data: { a: '1' } });
 }
 
