@@ -19,6 +19,7 @@ const STAGES = [
   'base', // typed errors, the logger, the object shape, the operator helper: below every stage
   'resources', // what to watch: resource descriptors
   'sources', // HTTP list and watch through a KubeConfig
+  'crd', // CustomResourceDefinitions: TypeScript types and descriptors from their schemas (`rx-informer crd`)
   'reflector', // list then watch, as the delta stream
   'store', // the indexed snapshot and the reducer that folds deltas into it
   'handlers', // handle(): per-subscriber queues, passes, resync

@@ -53,7 +53,8 @@ export default [
   {
     ...library,
     format: 'cjs',
-    entry: entries,
+    // The rx-informer bin (types from CRDs) is CommonJS only: a command has no importers.
+    entry: [...entries, 'lib/crd/cli.ts'],
     clean: false,
   },
 ];

@@ -14,6 +14,7 @@
 #     for rx-informer/prometheus, whose absence must leave the main entry working;
 #   - rx-informer-apiserver's bin in each, and on Node 20 with client-node 2.x (it must say
 #     which Node it needs);
+#   - the `rx-informer` bin (types from a CRD) in each;
 #   - the shipped README's quickstart in CommonJS and ES module consumers, under each TypeScript
 #     setup the README documents (node16, nodenext, bundler), strict, skipLibCheck false:
 #     type-checked, compiled (or bundled), and run against a loopback server;
@@ -283,6 +284,16 @@ runtime() {
   else
     indent <"$dir/bin.log"
     fail "$label: the rx-informer-apiserver bin (output above)"
+  fi
+  # The rx-informer bin loads its YAML parser (the yaml dependency) only when given YAML.
+  printf '%s\n' 'apiVersion: apiextensions.k8s.io/v1' 'kind: CustomResourceDefinition' 'metadata: { name: widgets.example.com }' \
+    'spec: { group: example.com, names: { kind: Widget, plural: widgets }, scope: Namespaced, versions: [{ name: v1, served: true, storage: true, schema: { openAPIV3Schema: { type: object } } }] }' >"$dir/widgets.yaml"
+  if (cd "$dir" && PATH="$path" "${CONSUMER_ENV[@]}" "${limit[@]+"${limit[@]}"}" node_modules/.bin/rx-informer crd widgets.yaml) >"$dir/crd.log" 2>&1 &&
+    grep -q 'export const widgetsV1: Resource<WidgetV1>' "$dir/crd.log"; then
+    pass "$label: the rx-informer bin generates types from a CRD"
+  else
+    indent <"$dir/crd.log"
+    fail "$label: the rx-informer bin (output above)"
   fi
 }
 

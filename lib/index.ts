@@ -18,7 +18,8 @@
 
 // Informers, the factory, waiting for sync.
 export { informer, informerName } from './informer/informer';
-export type { Informer, InformerOptions, InformerFromOptions, MetadataInformerOptions } from './informer/informer';
+export type { Informer, InformerOptions, InformerFromOptions, MetadataInformerOptions, InformerNamespacesOptions, InformerNameScope } from './informer/informer';
+export type { NamespaceSet } from './informer/namespaceRuns';
 export { informerFactory } from './factory/factory';
 export type { InformerFactory, InformerFactoryOptions, InformerForOptions, GroupVersionResource, ListSelectors, MetadataInformerForOptions } from './factory/factory';
 export { IndexerConflictError } from './factory/lazyInformer';
@@ -44,8 +45,8 @@ export type { HandlerNotification, UpdateNotification } from './handlers/notific
 
 // The cache: snapshots, their changes, indexes, keys, selectors.
 export type { Snapshot, ListQuery } from './store/snapshot';
-export type { Change, AddChange, UpdateChange, DeleteChange, HandoverMark } from './store/change';
-export type { Delta, ReplaceDelta, AddedDelta, UpdatedDelta, DeletedDelta, BookmarkDelta, BucketHandover } from './reflector/delta';
+export type { Change, AddChange, UpdateChange, DeleteChange, HandoverMark, NamespaceSetMark } from './store/change';
+export type { Delta, ReplaceDelta, AddedDelta, UpdatedDelta, DeletedDelta, BookmarkDelta, BucketHandover, NamespaceScope } from './reflector/delta';
 export type { KubeObject, ObjectMeta, OwnerReference } from './base/object';
 export { IndexNotFoundError } from './store/indexedSnapshot';
 export { NAMESPACE_INDEX, OWNER_INDEX, namespaceIndex, labelIndex, ownerIndex, fieldIndex } from './store/indexers';
@@ -77,3 +78,11 @@ export type { Status, InformerErrorKind, ProtocolProblem, ConfigProblem, Rejecti
 export { defineResource, resourcePath, apiVersionOf } from './resources/resource';
 export type { Resource, ResourcePathOptions, WireObject, WireJson } from './resources/resource';
 export * from './resources/builtins';
+
+// Custom resources: TypeScript types and descriptors from their CustomResourceDefinitions (what
+// `npx rx-informer crd` writes).
+export { crdToTypeScript } from './crd/crdToTypeScript';
+export type { CrdToTypeScriptOptions } from './crd/crdToTypeScript';
+export { CrdError } from './crd/customResourceDefinition';
+export { fetchCustomResourceDefinition } from './crd/fetchCustomResourceDefinition';
+export type { FetchCustomResourceDefinitionOptions } from './crd/fetchCustomResourceDefinition';

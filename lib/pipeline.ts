@@ -8,7 +8,8 @@
  * This module only re-exports.
  */
 
-export { informerFrom } from './informer/informer';
+export { informerFrom, informerFromNamespaces } from './informer/informer';
+export type { InformerFromNamespacesOptions } from './informer/informer';
 export { list$ } from './sources/list';
 export type { ListStreamOptions } from './sources/list';
 export { watch$ } from './sources/watch';

@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
-import { asyncScheduler, BehaviorSubject, EMPTY, filter, first, firstValueFrom, Subject, switchMap, takeUntil, type Observable, type Subscription } from 'rxjs';
+import { asyncScheduler, BehaviorSubject, EMPTY, filter, first, firstValueFrom, isObservable, Subject, switchMap, takeUntil, type Observable, type Subscription } from 'rxjs';
 import { checkInformerConfig } from '../informer/checkInformerConfig';
 import { informer, informerFrom, informerName, type Informer, type InformerFromOptions, type InformerOptions } from '../informer/informer';
 import { defaultLogger } from '../base/logger';
@@ -11,6 +11,7 @@ import type { KubeObject } from '../base/object';
 import type { Snapshot } from '../store/snapshot';
 import { InformerStoppedError, waitForSync, type WaitForSyncOptions } from '../informer/waitForSync';
 import { lazyInformer, type LazyInformer } from './lazyInformer';
+import { checkNamespaces, type NamespaceSet } from '../informer/namespaceRuns';
 import type { MetadataOnlyOptions, PartialObjectMetadata } from '../sources/partialObjectMetadata';
 
 export { IndexerConflictError } from './lazyInformer';
@@ -44,6 +45,13 @@ export interface InformerFactoryOptions
     Pick<InformerOptions, 'listReadAhead'> {
   /** Watch one namespace (client-go's WithNamespace). Default: all. */
   readonly namespace?: string;
+  /**
+   * Watch a set of namespaces (controller-runtime's cache `DefaultNamespaces`): each informer of a
+   * namespaced resource keeps one cache of them all (see `InformerNamespacesOptions`). A list, or
+   * an Observable of lists that changes the set at run time. Not with `namespace`. Cluster-scoped
+   * resources are watched whole.
+   */
+  readonly namespaces?: NamespaceSet;
   /** Default resync period (ms) of handlers added with `informer.handle()`. Default 0 (never); minimum 1000. */
   readonly resyncPeriod?: number;
   /** Adjusts the selectors of every informer (client-go's WithTweakListOptions); the result is part of the sharing key. */
@@ -54,8 +62,14 @@ export interface InformerFactoryOptions
 
 /** Options of one `informerFor` call. */
 export interface InformerForOptions<T extends KubeObject = KubeObject> {
-  /** Overrides the factory's namespace for this informer. */
+  /** Overrides the factory's namespace (or namespaces) for this informer. */
   readonly namespace?: string;
+  /**
+   * A set of namespaces for this informer, overriding the factory's namespace (or namespaces); not
+   * with `namespace`. Shared by set: the same names in any order and with repeats (or the same
+   * Observable) give the same informer.
+   */
+  readonly namespaces?: NamespaceSet;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
   /**
@@ -148,13 +162,23 @@ interface Entry {
  * @param options scope, resync, selector tweaks, transform and timers shared by every informer.
  * @throws ConfigError at once for a kubeconfig without a usable current context.
  * @throws RangeError at once for an option out of range.
+ * @throws TypeError at once for `namespace` with `namespaces`, or a set that is not of names.
  */
 export function informerFactory(kubeConfig: KubeConfig, options: InformerFactoryOptions = {}): InformerFactory {
   resolveTarget(kubeConfig);
+  checkScope(options, 'informerFactory');
   // Made and dropped: informerFrom checks every shared option (RangeError) and requests nothing,
   // so a bad one fails here instead of killing each informer at start().
   informerFrom(NOTHING, options);
   const entries = new Map<string, Entry>();
+  // Informers over an Observable set of namespaces are shared by the Observable's identity.
+  const observableIds = new WeakMap<object, number>();
+  let observableCount = 0;
+  const observableId = (observable: object): number => {
+    let id = observableIds.get(observable);
+    if (id === undefined) observableIds.set(observable, (id = ++observableCount));
+    return id;
+  };
   const logger = options.logger ?? defaultLogger;
   const scheduler = options.scheduler ?? asyncScheduler;
   const started$ = new BehaviorSubject(false);
@@ -182,19 +206,21 @@ export function informerFactory(kubeConfig: KubeConfig, options: InformerFactory
 
   function informerFor(resource: Resource<KubeObject> | GroupVersionResource, forOptions: InformerForOptions | MetadataInformerForOptions = {}): Informer<KubeObject> {
     const descriptor = toResource(resource);
-    const namespace = descriptor.namespaced ? (forOptions.namespace ?? options.namespace ?? '') : '';
+    checkScope(forOptions, 'informerFor');
+    const { namespace, namespaces } = namespaceScope(descriptor, forOptions, options);
     const requested: ListSelectors = { labelSelector: forOptions.labelSelector, fieldSelector: forOptions.fieldSelector };
     const selectors = options.tweakListOptions ? options.tweakListOptions(requested) : requested;
     const metadataOnly = forOptions.metadataOnly ?? false;
-    const key = JSON.stringify([descriptor.group, descriptor.version, descriptor.plural, namespace, selectors.labelSelector ?? '', selectors.fieldSelector ?? '', metadataOnly]);
+    const where = namespaces === undefined ? namespace : setKey(namespaces, observableId);
+    const key = JSON.stringify([descriptor.group, descriptor.version, descriptor.plural, where, selectors.labelSelector ?? '', selectors.fieldSelector ?? '', metadataOnly]);
     let entry = entries.get(key);
     if (entry === undefined) {
-      const scope = { namespace, ...selectors };
+      const scope = { namespace, namespaces, ...selectors };
       const name = metadataOnly === false ? informerName(descriptor, scope) : `${informerName(descriptor, scope)} (metadata)`;
       checkInformerConfig(kubeConfig, name, selectors);
       const { tweakListOptions: _tweak, ...informerOptions } = options;
       const build = (indexers: Readonly<Record<string, IndexFunc<KubeObject>>>): Informer<KubeObject> => {
-        const buildOptions = { ...informerOptions, ...scope, name, namespace: namespace || undefined, indexers };
+        const buildOptions = { ...informerOptions, ...scope, name, namespace: namespace || undefined, namespaces, indexers };
         return metadataOnly === false ? informer(kubeConfig, descriptor, buildOptions) : informer(kubeConfig, descriptor, { ...buildOptions, metadataOnly });
       };
       entry = { lazy: lazyInformer(name, build, gate, scheduler), running: undefined, failure: undefined };
@@ -232,6 +258,32 @@ export function informerFactory(kubeConfig: KubeConfig, options: InformerFactory
       await Promise.all(stopping.map((built) => firstValueFrom(built.health$.pipe(filter((health) => health.phase === 'idle')))));
     },
   };
+}
+
+/**
+ * Throws when `namespace` and `namespaces` are both given, or a list of namespaces holds something
+ * other than names.
+ */
+function checkScope(scope: { readonly namespace?: string; readonly namespaces?: NamespaceSet }, where: string): void {
+  if (scope.namespace !== undefined && scope.namespaces !== undefined) throw new TypeError(`${where}: give \`namespace\` or \`namespaces\`, not both`);
+  if (scope.namespaces !== undefined && !isObservable(scope.namespaces)) checkNamespaces(scope.namespaces);
+}
+
+/**
+ * Where an informer of the factory watches: one informerFor's scope, else the factory's; all of a
+ * cluster-scoped resource.
+ */
+function namespaceScope(resource: Resource<KubeObject>, forOptions: InformerForOptions | MetadataInformerForOptions, options: InformerFactoryOptions): { readonly namespace: string; readonly namespaces?: NamespaceSet } {
+  if (!resource.namespaced) return { namespace: '' };
+  if (forOptions.namespaces !== undefined) return { namespace: '', namespaces: forOptions.namespaces };
+  if (forOptions.namespace !== undefined) return { namespace: forOptions.namespace };
+  if (options.namespaces !== undefined) return { namespace: '', namespaces: options.namespaces };
+  return { namespace: options.namespace ?? '' };
+}
+
+/** The sharing key of a set of namespaces: its sorted distinct names, or its Observable's identity (`idOf`). */
+function setKey(namespaces: NamespaceSet, idOf: (observable: object) => number): readonly (string | number)[] {
+  return isObservable(namespaces) ? ['observable', idOf(namespaces)] : ['set', ...[...new Set(namespaces)].sort()];
 }
 
 /** A lister-watcher that is never subscribed to: the factory's check of its options needs one. */

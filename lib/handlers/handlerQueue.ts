@@ -161,7 +161,7 @@ export class CoalescingQueue<T extends KubeObject = KubeObject> {
     if (entry.then !== undefined) {
       // Pending: delete(seen) then add(new). Fold into the add half.
       if (next.type === 'delete') entry.then = undefined;
-      else entry.then = { ...entry.then, object: next.object }; // keeps isInInitialList and a handover mark
+      else entry.then = { ...entry.then, object: next.object }; // keeps isInInitialList and its handover or namespace-set mark
       return;
     }
     const first = entry.first;

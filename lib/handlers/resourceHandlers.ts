@@ -1,5 +1,5 @@
 import type { KubeObject } from '../base/object';
-import type { HandoverMark } from '../store/change';
+import type { HandoverMark, NamespaceSetMark } from '../store/change';
 import type { HandlerNotification } from './notifications';
 
 /**
@@ -12,17 +12,19 @@ import type { HandlerNotification } from './notifications';
 export interface ResourceHandlers<T extends KubeObject = KubeObject> {
   /**
    * An object entered the cache (`isInInitialList` for the initial list or a late handler's
-   * catch-up); `handover` when a sharded informer acquired its bucket.
+   * catch-up); `handover` when a sharded informer acquired its bucket; `namespaceSet` when its
+   * namespace joined the informer's set of namespaces.
    */
-  onAdd?: (object: T, info: { readonly key: string; readonly isInInitialList: boolean; readonly handover?: HandoverMark }) => unknown;
+  onAdd?: (object: T, info: { readonly key: string; readonly isInInitialList: boolean; readonly handover?: HandoverMark; readonly namespaceSet?: NamespaceSetMark }) => unknown;
   /** An object changed; `isResync` when this handler's resync timer re-delivers it unchanged. */
   onUpdate?: (oldObject: T, object: T, info: { readonly key: string; readonly isResync: boolean }) => unknown;
   /**
    * An object left the cache; `finalStateUnknown` when the deletion was inferred (by a relist, or
    * by this handler's catch-up after it fell behind), so `object` is the last state seen;
-   * `handover` when a sharded informer released its bucket (a catch-up's deletes carry none).
+   * `handover` when a sharded informer released its bucket, `namespaceSet` when its namespace left
+   * the informer's set of namespaces (a catch-up's deletes carry neither).
    */
-  onDelete?: (object: T, info: { readonly key: string; readonly finalStateUnknown: boolean; readonly handover?: HandoverMark }) => unknown;
+  onDelete?: (object: T, info: { readonly key: string; readonly finalStateUnknown: boolean; readonly handover?: HandoverMark; readonly namespaceSet?: NamespaceSetMark }) => unknown;
   /** The handler has processed every object of the initial list (client-go's per-handler HasSynced). */
   onSynced?: () => void;
   /**

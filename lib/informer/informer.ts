@@ -1,10 +1,9 @@
 import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
-import { asapScheduler, asyncScheduler, defer, filter, finalize, mergeMap, Observable, of, ReplaySubject, share, Subject, switchMap, take, tap, timer, type SchedulerLike } from 'rxjs';
+import { asapScheduler, asyncScheduler, defer, filter, finalize, isObservable, mergeMap, Observable, of, ReplaySubject, share, Subject, switchMap, take, tap, timer } from 'rxjs';
 import type { Delta } from '../reflector/delta';
 import type { InformerHealth } from '../reflector/health';
-import { defaultLogger, type Logger } from '../base/logger';
+import { defaultLogger } from '../base/logger';
 import { longDelays } from '../base/longDelays';
-import type { BackoffConfig } from '../reflector/backoff';
 import { handle, type HandleOptions } from '../handlers/handle';
 import type { HandlerEvent, ResourceHandlers } from '../handlers/resourceHandlers';
 import { indexer } from '../store/indexer';
@@ -14,141 +13,21 @@ import { isDelta, type ReflectorEvent } from '../reflector/reflectorEvent';
 import type { Resource } from '../resources/resource';
 import type { RejectedObjectError } from '../base/errors';
 import { kubeListerWatcher } from '../sources/kubeListerWatcher';
-import type { IncrementalDecoding } from '../sources/list';
 import type { ListerWatcher, WatchScope } from '../sources/listerWatcher';
 import type { Change } from '../store/change';
-import type { IndexFunc } from '../store/indexers';
+import { NAMESPACE_INDEX, namespaceIndex, type IndexFunc } from '../store/indexers';
 import type { KubeObject } from '../base/object';
 import type { Snapshot } from '../store/snapshot';
 import { checkInformerConfig } from './checkInformerConfig';
 import { InformerHealthTracker } from './informerHealth';
-import { informerMetricEvents, RequestsInFlight, type InformerMetricEvent } from './informerMetrics';
+import { informerMetricEvents, type InformerMetricEvent } from './informerMetrics';
+import { RunReports, type RunLane } from './runReports';
 import { metadataListerWatcher } from '../sources/metadataListerWatcher';
-import type { MetadataOnlyOptions, PartialObjectMetadata } from '../sources/partialObjectMetadata';
+import { checkNamespaces, namespaceRuns, type NamespaceSet } from './namespaceRuns';
+import type { PartialObjectMetadata } from '../sources/partialObjectMetadata';
+import type { InformerFromOptions, InformerNamespacesOptions, InformerOptions, MetadataInformerOptions } from './informerOptions';
 
-/** Options of {@link informerFrom}: everything but where the objects come from. All optional. */
-export interface InformerFromOptions<T extends KubeObject = KubeObject> {
-  /** Names the informer in log lines and errors. Default: the resource (`pods`, `deployments.apps@ns`) or `'informer'`. */
-  readonly name?: string;
-  /** Named index functions. Default: the namespace index only (see `indexer`). */
-  readonly indexers?: Readonly<Record<string, IndexFunc<T>>>;
-  /**
-   * Runs once per object before it is cached (and on the final state of a deleted one), e.g.
-   * `dropManagedFields`. Must not mutate its input. An object it throws on is left out of the cache
-   * (an update keeps the cached version), counted on `health$` and logged; the informer goes on.
-   */
-  readonly transform?: (object: T) => T;
-  /**
-   * Deep-freeze cached objects so that mutating one throws. Default false: freezing walks every
-   * new object again after its parse (docs/PERFORMANCE.md, "Freezing"); an update shared with its
-   * cached version freezes only its changed paths (see `indexer`).
-   */
-  readonly freeze?: boolean;
-  /**
-   * Share the unchanged subtrees of each update with the cached version it replaces, so that
-   * `oldObject.spec === object.spec` exactly when the spec did not change and the cache keeps
-   * only changed paths, and give all cached objects one frozen `{}` for their empty objects
-   * (see `shareUnchanged`). Default true; it costs one walk of each stored object.
-   */
-  readonly shareUnchanged?: boolean;
-  /**
-   * List with a streaming list (`sendInitialEvents`, served by API servers from 1.34, and from
-   * 1.27 where the WatchList gate is on), falling back to paged lists where it cannot be served.
-   * Default: on for `informer()`, and for `informerFrom` when the lister-watcher says it supports
-   * streaming lists (`supportsStreamingList`), as client-go does since 1.35.
-   */
-  readonly streamingList?: boolean;
-  /**
-   * Runs every timer: backoff, idle timeout, handler resync. Default `asyncScheduler`. It also
-   * closes each batch of watch deltas with an action of 0 ms (see `IndexerBatchConfig`); left
-   * unset, a microtask (`asapScheduler`) does, so the events of one network chunk make one
-   * snapshot. In virtual time the events of one instant make one snapshot.
-   */
-  readonly scheduler?: SchedulerLike;
-  /**
-   * Where log lines go (pino-compatible). Default `defaultLogger`: warnings and errors (retried
-   * failures, failures that need a person, objects that cannot be cached, throwing handlers) to
-   * stderr, one line each; `silentLogger` for none.
-   */
-  readonly logger?: Logger;
-  /** Retry delays. Default client-go's: 800 ms doubling to a 30 s cap, each wait drawn from [d, 2d), reset after 2 min healthy. */
-  readonly backoff?: BackoffConfig;
-  /**
-   * Items per list page. Default 500 (client-go's). A page is parsed in one piece, so smaller
-   * pages shorten the longest event-loop stall of a large sync and lower its peak memory, for a
-   * little more sync time (docs/guides/memory.md; docs/PERFORMANCE.md, "What limits what").
-   */
-  readonly pageSize?: number;
-  /**
-   * Server-side watch timeout, drawn per watch in [min, max) seconds (client-go's spread, so many
-   * informers do not reconnect in step). Default [300, 600). The idle timeout is this plus 5 s.
-   */
-  readonly watchTimeoutSeconds?: { readonly min: number; readonly max: number };
-  /** Bounded wait (ms) for a streaming list's initial-events-end bookmark. Default 60 000. */
-  readonly initialEventsTimeoutMs?: number;
-  /** A list page that takes longer than this (ms) means a dead connection: retry. Default 60 000. */
-  readonly listPageTimeoutMs?: number;
-  /** Default resync period (ms) of handlers added with `informer.handle()`. Default 0 (never). */
-  readonly resyncPeriod?: number;
-  /**
-   * How long (ms) the watch and the cache outlive their last subscriber: a subscriber that comes
-   * back within it finds the running cache instead of starting a new list. Default 0: they stop
-   * when the current task ends (a timer of 0 ms), which is enough for a resubscription in the same
-   * tick and for `await waitForSync([informer])` followed by a subscription. Longer keeps the
-   * request and the cache (and the process) alive that much longer after everyone has left.
-   */
-  readonly gracePeriodMs?: number;
-}
-
-/** Options of {@link informer}: the scope of the watch, and everything {@link informerFrom} takes. */
-export interface InformerOptions<T extends KubeObject = KubeObject> extends InformerFromOptions<T> {
-  /** Watch one namespace. Default: all namespaces (ignored for cluster-scoped resources). */
-  readonly namespace?: string;
-  /** Server-side label selector (`app=web,tier!=db`). */
-  readonly labelSelector?: string;
-  /** Server-side field selector (`spec.nodeName=node-1`). */
-  readonly fieldSelector?: string;
-  /**
-   * Request the next list page while this one is received and parsed. Default true: it hides one
-   * round trip and the API server's time per page. Turn it off when the API server runs on the
-   * client's own cores (a local cluster): see docs/PERFORMANCE.md.
-   */
-  readonly listReadAhead?: boolean;
-  /** Leave the server's bytes out of ProtocolError excerpts. Default: true for core `secrets` only. */
-  readonly withholdExcerpts?: boolean;
-  /**
-   * Ask for gzip-compressed lists and watches (`Accept-Encoding: gzip`), as client-go does.
-   * Default true. It saves most of the bytes of a large list at the cost of the API server's CPU
-   * time spent compressing: turn it off when the API server is near (a local cluster); see
-   * docs/PERFORMANCE.md, "Compression".
-   */
-  readonly compression?: boolean;
-  /**
-   * When a list response is decoded as it arrives instead of parsed whole: past 3 MiB, in pages of
-   * 256 KiB by default (see `IncrementalDecoding`). A lower `afterChars` decodes ordinary pages
-   * that way too, for shorter stalls.
-   */
-  readonly incrementalDecoding?: IncrementalDecoding;
-  /**
-   * Default false: cache whole objects. Set it (to `true`, or to what to keep of the metadata) to
-   * cache objects' metadata only: see {@link MetadataInformerOptions}.
-   */
-  readonly metadataOnly?: false;
-}
-
-/**
- * Options of a metadata-only {@link informer}: `metadataOnly` set, and everything else typed for
- * the {@link PartialObjectMetadata} the cache holds (index functions, transform).
- */
-export interface MetadataInformerOptions extends Omit<InformerOptions<PartialObjectMetadata>, 'metadataOnly'> {
-  /**
-   * Ask for and cache objects' metadata only (`PartialObjectMetadata`, see `metadataListerWatcher`),
-   * as client-go's `metadatainformer` does: `true`, or what to keep of each object's metadata
-   * (default: all but `managedFields`). The informer is an `Informer<PartialObjectMetadata>`, and
-   * its default name has a ` (metadata)` suffix (`pods@default (metadata)`).
-   */
-  readonly metadataOnly: true | MetadataOnlyOptions;
-}
+export type { InformerFromOptions, InformerNamespacesOptions, InformerOptions, MetadataInformerOptions } from './informerOptions';
 
 /**
  * A shared informer: one list/watch, one cache, several views of it. Every stream is cold and
@@ -227,17 +106,27 @@ export interface Informer<T extends KubeObject = KubeObject> {
  *
  * @param kubeConfig the cluster and credentials.
  * @param resource what to watch: a built-in descriptor (`pods`) or `defineResource(...)`.
- * @param options scope (namespace, selectors), indexes, transform, timers, metadata only; all optional.
+ * Over a set of namespaces, one cache (see {@link InformerNamespacesOptions}):
+ *
+ * ```ts
+ * const teamPods = informer(kubeConfig, pods, { namespaces: ['team-a', 'team-b'] });
+ * ```
+ *
+ * @param options scope (namespace or namespaces, selectors), indexes, transform, timers, metadata
+ * only; all optional.
  * @throws ConfigError at once for what no retry can fix: a kubeconfig without a usable current
  * context, a label or field selector that does not parse.
+ * @throws TypeError at once for `namespaces` with `namespace`, on a cluster-scoped resource, or
+ * holding something other than non-empty names.
  * @throws RangeError at once for an option out of range.
  */
-export function informer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: MetadataInformerOptions): Informer<PartialObjectMetadata>;
-export function informer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options?: InformerOptions<T>): Informer<T>;
-export function informer<T extends KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: InformerOptions<T> | MetadataInformerOptions = {}): Informer<T> | Informer<PartialObjectMetadata> {
-  const { namespace, labelSelector, fieldSelector, listReadAhead, withholdExcerpts, compression, incrementalDecoding, metadataOnly } = options;
+export function informer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: MetadataInformerOptions & InformerNamespacesOptions): Informer<PartialObjectMetadata>;
+export function informer<T extends KubeObject = KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options?: InformerOptions<T> & InformerNamespacesOptions): Informer<T>;
+export function informer<T extends KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: (InformerOptions<T> | MetadataInformerOptions) & InformerNamespacesOptions = {}): Informer<T> | Informer<PartialObjectMetadata> {
+  const { namespace, namespaces, labelSelector, fieldSelector, listReadAhead, withholdExcerpts, compression, incrementalDecoding, metadataOnly } = options;
   const scope = { namespace, labelSelector, fieldSelector };
   const transport = { listReadAhead, withholdExcerpts, compression, incrementalDecoding };
+  if (namespaces !== undefined) return namespacesInformer<T>(kubeConfig, resource, options, namespaces);
   if (metadataOnly !== undefined && metadataOnly !== false) {
     const name = options.name ?? `${informerName(resource, options)} (metadata)`;
     checkInformerConfig(kubeConfig, name, scope);
@@ -273,22 +162,97 @@ export function informerFrom<T extends KubeObject = KubeObject>(listerWatcher: L
   return informerOfRuns((reflectConfig) => of(reflectorEvents(listerWatcher, reflectConfig)), options);
 }
 
+/** Options of {@link informerFromNamespaces}: the set of namespaces, and everything {@link informerFrom} takes. */
+export interface InformerFromNamespacesOptions<T extends KubeObject = KubeObject> extends InformerFromOptions<T> {
+  /** The namespaces: a list of names, or an Observable of lists, each replacing the set. */
+  readonly namespaces: NamespaceSet;
+}
+
 /**
- * Reflector runs, one after another: each inner Observable is one run's events (`reflectorEvents`,
- * or a stand-in with no reports), and the next run ends the one before, as `switchAll` does.
+ * An informer over a set of namespaces from any list/watch source: the seam that
+ * `informer(kubeConfig, resource, { namespaces })` is built on. One cache and one index hold every
+ * namespace; underneath, each namespace has its own reflector over `listerWatcherOf(namespace)`.
+ *
+ * 1. A relist of one namespace (after a 410, say) replaces only that namespace's objects: its cost
+ *    is that namespace's size, not the cache's.
+ * 2. The cache is synced (`synced$`, `waitForSync`) once every namespace of the first set has
+ *    listed; an empty set syncs at once, empty.
+ * 3. From an Observable, each list replaces the set: a namespace added starts its watch and its
+ *    objects arrive as adds, one removed stops its watch and its objects leave as deletes
+ *    (`finalStateUnknown`); both are marked `namespaceSet` on the changes and in handlers' `info`.
+ * 4. `health$` shows the least healthy watch (backing off, then listing, then watching), its error
+ *    naming the request and so the namespace; `metrics$` measures every watch.
+ *
+ * The namespace index is always configured (added to `indexers` when they lack it).
+ *
+ * ## Example
+ * ```ts
+ * import { BehaviorSubject } from 'rxjs';
+ * import type { KubeObject } from 'rx-informer';
+ * import { informerFromNamespaces, type ListerWatcher } from 'rx-informer/pipeline';
+ *
+ * declare const listerWatcherOf: (namespace: string) => ListerWatcher<KubeObject>;
+ * const teams = new BehaviorSubject<readonly string[]>(['team-a', 'team-b']);
+ * const shared = informerFromNamespaces(listerWatcherOf, { name: 'configmaps@teams', namespaces: teams });
+ * shared.handle({ onDelete: (object, { namespaceSet }) => console.log(namespaceSet?.type === 'removed' ? 'unwatched' : 'deleted', object.metadata.name) }).subscribe();
+ * teams.next(['team-b', 'team-c']); // team-a's objects leave, team-c's arrive
+ * ```
+ *
+ * @param listerWatcherOf the source of one namespace's lists and watches.
+ * @param options the namespaces; indexes, transform, timers as {@link informerFrom}'s.
+ * @throws TypeError at once for a list holding something other than non-empty strings (from an
+ * Observable, `informer$` errors with it).
+ * @throws RangeError at once for an option out of range.
+ */
+export function informerFromNamespaces<T extends KubeObject = KubeObject>(listerWatcherOf: (namespace: string) => ListerWatcher<T>, options: InformerFromNamespacesOptions<T>): Informer<T> {
+  const { namespaces } = options;
+  if (!isObservable(namespaces)) checkNamespaces(namespaces);
+  const indexers = options.indexers === undefined || NAMESPACE_INDEX in options.indexers ? options.indexers : { [NAMESPACE_INDEX]: namespaceIndex as IndexFunc<T>, ...options.indexers };
+  return informerOfRuns((config) => namespaceRuns(listerWatcherOf, namespaces, config), { ...options, indexers }, 'merge');
+}
+
+/** `informer()` with `namespaces`: one lister-watcher per namespace, whole objects or metadata only. */
+function namespacesInformer<T extends KubeObject>(kubeConfig: KubeConfig, resource: Resource<T>, options: InformerOptions<T> | MetadataInformerOptions, namespaces: NamespaceSet): Informer<T> | Informer<PartialObjectMetadata> {
+  const { namespace, labelSelector, fieldSelector, listReadAhead, withholdExcerpts, compression, incrementalDecoding, metadataOnly } = options;
+  if (namespace !== undefined) throw new TypeError('informer: give `namespace` or `namespaces`, not both');
+  if (!resource.namespaced) throw new TypeError(`informer: \`namespaces\` is for namespaced resources; ${resource.plural} is cluster-scoped`);
+  const selectors = { labelSelector, fieldSelector };
+  const transport = { listReadAhead, withholdExcerpts, compression, incrementalDecoding };
+  const base = informerName(resource, { ...selectors, namespaces });
+  if (metadataOnly !== undefined && metadataOnly !== false) {
+    const name = options.name ?? `${base} (metadata)`;
+    checkInformerConfig(kubeConfig, name, selectors);
+    const metadata = { ...transport, ...(metadataOnly === true ? {} : metadataOnly) };
+    return informerFromNamespaces((ns) => metadataListerWatcher(kubeConfig, resource, { namespace: ns, ...selectors }, metadata), { ...(options as MetadataInformerOptions), name, namespaces });
+  }
+  const name = options.name ?? base;
+  checkInformerConfig(kubeConfig, name, selectors);
+  return informerFromNamespaces((ns) => kubeListerWatcher(kubeConfig, resource, { namespace: ns, ...selectors }, transport), { ...(options as InformerOptions<T>), name, namespaces });
+}
+
+/**
+ * Reflector runs: each inner Observable is one run's events (`reflectorEvents`, or a stand-in with
+ * no reports). Under `switch` the next run ends the one before, as `switchAll` does; under `merge`
+ * they run side by side, as `mergeAll` does, each until it ends.
  * @internal
  */
 export type ReflectorRuns<T extends KubeObject = KubeObject> = Observable<Observable<ReflectorEvent<T>>>;
 
 /**
  * The informer over the reflector runs built from the reflector config it is handed: one run, or
- * several one after another (a sharded informer relists when its buckets change). A run's reports
- * feed `health$` and `metrics$`, its deltas the cache; a run stopped (by the next one, or by the
- * informer stopping) cannot report that itself, so the informer does: health idle, the request in
- * flight `stopped`.
+ * several one after another (`switch`: a sharded informer relists when its buckets change), or
+ * several at once (`merge`: one per namespace of an informer over a set of namespaces). Each run
+ * reports through its own lane (see `RunReports`): its reports feed `health$` and `metrics$`, its
+ * deltas the cache; a run stopped (by the next one, by its own end, or by the informer stopping)
+ * cannot report that itself, so the informer does: its request in flight `stopped`, and health
+ * idle once no run is left.
  * @internal
  */
-export function informerOfRuns<T extends KubeObject = KubeObject>(runs: (config: ReflectConfig) => ReflectorRuns<T>, options: InformerFromOptions<T> = {}): Informer<T> {
+export function informerOfRuns<T extends KubeObject = KubeObject>(
+  runs: (config: ReflectConfig) => ReflectorRuns<T>,
+  options: InformerFromOptions<T> = {},
+  overlap: 'switch' | 'merge' = 'switch',
+): Informer<T> {
   const name = options.name ?? 'informer';
   const scheduler = options.scheduler ?? asyncScheduler;
   const logger = options.logger ?? defaultLogger;
@@ -305,27 +269,31 @@ export function informerOfRuns<T extends KubeObject = KubeObject>(runs: (config:
   };
   // Every delta passes through here on its way to the indexer: deltas$ subscribers listen in.
   const deltaBus = new Subject<Delta<T>>();
-  const requests = new RequestsInFlight();
+  const reports = new RunReports(health);
   // A run's reports go to health$ and metrics$; its deltas to deltas$ listeners and on to the cache.
-  const route = (event: ReflectorEvent<T>): void => {
+  const route = (lane: RunLane, event: ReflectorEvent<T>): void => {
     switch (event.type) {
       case 'health':
-        return health.reflector(event.health);
+        return lane.health(event.health);
       case 'opened':
       case 'ended':
-        return requests.report(event);
+        return lane.request(event);
       default:
-        requests.count(event);
+        lane.count(event);
         // Skipping an unobserved bus spares a closure and an iterator per event.
         if (deltaBus.observed) deltaBus.next(event);
     }
   };
   // A stopped run's stream is closed: the informer, which stopped it, reports the stop.
-  const stopped = (): void => {
-    const now = scheduler.now();
-    requests.stopped(now);
-    health.stopped(now);
-  };
+  const laneOf = (run: Observable<ReflectorEvent<T>>): Observable<Delta<T>> =>
+    defer(() => {
+      const lane = reports.lane();
+      return run.pipe(
+        tap((event) => route(lane, event)),
+        filter(isDelta),
+        finalize(() => lane.stop(scheduler.now())),
+      );
+    });
   // The snapshot the share would replay to a subscriber arriving now; undefined while stopped.
   let current: Snapshot<T> | undefined;
   const informer$ = runs({
@@ -339,7 +307,7 @@ export function informerOfRuns<T extends KubeObject = KubeObject>(runs: (config:
     initialEventsTimeoutMs: options.initialEventsTimeoutMs,
     listPageTimeoutMs: options.listPageTimeoutMs,
   }).pipe(
-    switchMap((run) => run.pipe(tap(route), filter(isDelta), finalize(stopped))),
+    overlap === 'switch' ? switchMap(laneOf) : mergeMap(laneOf),
     indexer<T>({
       indexers: options.indexers,
       transform: options.transform,
@@ -387,14 +355,20 @@ export function informerOfRuns<T extends KubeObject = KubeObject>(runs: (config:
     changes$,
     synced$,
     health$: health.health$,
-    metrics$: informerMetricEvents(requests.events$, deltaBus),
+    metrics$: informerMetricEvents(reports.requests$, deltaBus),
     handle: (handlers, handleOptions) => informer$.pipe(handle(handlers, { ...handlerDefaults, ...handleOptions })),
   };
 }
 
+/** The scope {@link informerName} names: a namespace or a set of them, and the selectors. */
+export interface InformerNameScope extends WatchScope {
+  /** A set of namespaces: named `@[a,b]` when a list, `@[...]` when an Observable. */
+  readonly namespaces?: NamespaceSet;
+}
+
 /**
  * The default name of an informer: its resource and scope, as in `pods`, `deployments.apps`,
- * `pods@default`, `pods@default?app=web`. Log lines and sync errors carry it.
+ * `pods@default`, `pods@default?app=web`, `pods@[a,b]`. Log lines and sync errors carry it.
  *
  * ## Example
  * ```ts
@@ -403,9 +377,10 @@ export function informerOfRuns<T extends KubeObject = KubeObject>(runs: (config:
  * informerName(pods, { namespace: 'default', labelSelector: 'app=web' }); // 'pods@default?app=web'
  * ```
  */
-export function informerName(resource: Resource<KubeObject>, scope: WatchScope): string {
+export function informerName(resource: Resource<KubeObject>, scope: InformerNameScope): string {
   let name = resource.group === '' ? resource.plural : `${resource.plural}.${resource.group}`;
-  if (resource.namespaced && scope.namespace) name += `@${scope.namespace}`;
+  if (resource.namespaced && scope.namespaces !== undefined) name += isObservable(scope.namespaces) ? '@[...]' : `@[${[...new Set(scope.namespaces)].join(',')}]`;
+  else if (resource.namespaced && scope.namespace) name += `@${scope.namespace}`;
   const selectors = [scope.labelSelector, scope.fieldSelector].filter((s): s is string => s !== undefined && s !== '');
   if (selectors.length > 0) name += `?${selectors.join('&')}`;
   return name;

@@ -49,9 +49,13 @@ export type InformerMetricEvent =
 export class RequestsInFlight {
   private opened: RequestOpened | undefined;
   private items = 0;
-  private readonly bus = new Subject<RequestEvent>();
   /** The request reports, stopped ones included. */
-  readonly events$: Observable<RequestEvent> = this.bus.asObservable();
+  readonly events$: Observable<RequestEvent>;
+
+  /** @param bus where the reports go: its own, or one that several runs' reports share. */
+  constructor(private readonly bus = new Subject<RequestEvent>()) {
+    this.events$ = bus.asObservable();
+  }
 
   /** A request report of the run. */
   report(event: RequestEvent): void {

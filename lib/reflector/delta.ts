@@ -33,6 +33,13 @@ export interface ReplaceDelta<T extends KubeObject = KubeObject> {
    * adds and deletes it explains (`handover` on the changes). Absent everywhere else.
    */
   readonly handover?: BucketHandover;
+  /**
+   * Set by an informer over a set of namespaces on every page of the Replace that lists one of
+   * them: that Replace replaces the cached objects of `scope.namespace` only (see
+   * {@link NamespaceScope}). Absent on a Replace of the whole watched set, which replaces
+   * everything.
+   */
+  readonly scope?: NamespaceScope;
 }
 
 /** An object was created, or entered the watched set (a selector now matches it). */
@@ -84,4 +91,34 @@ export interface BucketHandover {
   readonly served: readonly number[];
   /** The bucket an object falls in (the ring's hash of its key). */
   readonly bucketOf: (object: KubeObject) => number;
+}
+
+/**
+ * The namespace a Replace lists, for an informer over a set of namespaces: one watch per
+ * namespace (the API server has no selector for a set of them) feeding one cache.
+ *
+ * A Replace with a scope replaces the cached objects of its namespace only, so a relist of one
+ * namespace costs O(objects in that namespace), whatever the size of the cache. The Replaces of
+ * different namespaces may interleave page by page with each other and with the watch deltas of
+ * other namespaces; a `first` page abandons only its own namespace's unfinished Replace.
+ */
+export interface NamespaceScope {
+  /** The namespace listed: only its objects are replaced. */
+  readonly namespace: string;
+  /**
+   * Why it is listed:
+   * - `listed`: a list or relist of a namespace of the set (its first one when it was in the set
+   *   from the start);
+   * - `added`: the first list of a namespace added to the set later: its adds are marked
+   *   `namespaceSet: { type: 'added' }`;
+   * - `removed`: the namespace left the set. One page with no items and no resourceVersion: the
+   *   namespace's cached objects leave as deletes marked `namespaceSet: { type: 'removed' }`.
+   */
+  readonly cause: 'listed' | 'added' | 'removed';
+  /**
+   * How many namespaces of the set have not yet ended their first list once this Replace ends.
+   * The cache is synced at the `last` page of a scoped Replace that leaves none (and stays
+   * synced when a namespace joins later).
+   */
+  readonly unsyncedNamespaces: number;
 }

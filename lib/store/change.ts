@@ -16,6 +16,8 @@ export interface AddChange<T extends KubeObject = KubeObject> {
   readonly isInInitialList: boolean;
   /** Set when the object arrived because a sharded informer acquired its bucket. */
   readonly handover?: HandoverMark;
+  /** Set when the object arrived because its namespace joined an informer's set of namespaces. */
+  readonly namespaceSet?: NamespaceSetMark;
 }
 
 /** An object in the cache changed. */
@@ -46,6 +48,11 @@ export interface DeleteChange<T extends KubeObject = KubeObject> {
   readonly finalStateUnknown: boolean;
   /** Set when the object left because a sharded informer released its bucket. */
   readonly handover?: HandoverMark;
+  /**
+   * Set when the object left because its namespace left an informer's set of namespaces: it was
+   * not deleted, the informer stopped watching it.
+   */
+  readonly namespaceSet?: NamespaceSetMark;
 }
 
 /**
@@ -68,4 +75,16 @@ export interface HandoverMark {
   readonly bucket: number;
   /** The whole handover this object moved in. */
   readonly handover: BucketHandover;
+}
+
+/**
+ * On an add or a delete that a change of an informer's set of namespaces caused: an add of an
+ * object of a namespace that joined the set (`added`), a delete of one of a namespace that left it
+ * (`removed`). A delete without it is an object deleted (or missing from a relist).
+ */
+export interface NamespaceSetMark {
+  /** `added`: the namespace joined the set (on adds); `removed`: it left the set (on deletes). */
+  readonly type: 'added' | 'removed';
+  /** The namespace that joined or left the set. */
+  readonly namespace: string;
 }

@@ -170,6 +170,23 @@ export class IndexedSnapshot<T extends KubeObject = KubeObject> implements Snaps
     return result;
   }
 
+  /**
+   * The keys of the objects in `namespace`: from the built-in namespace index when it is
+   * configured (O(objects in the namespace)), else by a scan of every object. Internal: a relist
+   * of one namespace reads it (see `NamespaceScope`).
+   */
+  keysInNamespace(namespace: string): string[] {
+    const keys: string[] = [];
+    if (this.schema.namespacePosition >= 0) {
+      this.postings[this.schema.namespacePosition]!.get(namespace)?.forEach((_, key) => keys.push(key));
+    } else {
+      this.objects.forEach((object, key) => {
+        if ((object.metadata.namespace ?? '') === namespace) keys.push(key);
+      });
+    }
+    return keys;
+  }
+
   /** @throws IndexNotFoundError for an index the indexer was not given. */
   byIndex(indexName: string, value: string): T[] {
     const result: T[] = [];
@@ -242,8 +259,11 @@ export interface SnapshotEdit<T extends KubeObject = KubeObject> {
   put(key: string, previous: T | undefined, object: T): void;
   /** Drops `key` (`previous` is what the edit holds there, for the indexes); all or nothing. */
   remove(key: string, previous: T): void;
-  /** Seals the edit (it refuses writes afterwards) into a snapshot carrying `changes`. */
-  finish(resourceVersion: string, changes: readonly Change<T>[]): IndexedSnapshot<T>;
+  /**
+   * Seals the edit (it refuses writes afterwards) into a snapshot carrying `changes`, synced as
+   * the snapshot it started from unless `synced` says otherwise.
+   */
+  finish(resourceVersion: string, changes: readonly Change<T>[], synced?: boolean): IndexedSnapshot<T>;
 }
 
 type SealEdit<T extends KubeObject> = (objects: HamtMap<T>, postings: readonly Postings[], resourceVersion: string, synced: boolean, changes: readonly Change<T>[]) => IndexedSnapshot<T>;
@@ -277,8 +297,8 @@ class Edit<T extends KubeObject> implements SnapshotEdit<T> {
     this.objects.delete(key);
   }
 
-  finish(resourceVersion: string, changes: readonly Change<T>[]): IndexedSnapshot<T> {
-    return this.seal(this.objects.persistent(), this.postings, resourceVersion, this.synced, changes);
+  finish(resourceVersion: string, changes: readonly Change<T>[], synced = this.synced): IndexedSnapshot<T> {
+    return this.seal(this.objects.persistent(), this.postings, resourceVersion, synced, changes);
   }
 }
 

@@ -44,6 +44,10 @@ import type { Snapshot } from './snapshot';
  *    not change is kept as is, so `oldObject === object`), then adds, in list order. Adds of the
  *    first Replace carry `isInInitialList`. A Replace with a `handover` (a sharded informer's new
  *    buckets) marks its adds in the buckets acquired and its deletes in those released.
+ *    A Replace with a `scope` (one namespace of an informer over several) replaces that
+ *    namespace's objects only, at O(objects in it); the cache is synced once every namespace of
+ *    the set has listed, and a namespace joining or leaving the set marks its adds or deletes
+ *    (`namespaceSet`).
  * 4. Bookmark: the same objects at the new resourceVersion, with no changes.
  *
  * 5. An object it cannot cache (no `metadata.name`, a throwing transform or index function) is

@@ -1,11 +1,12 @@
 import { ProtocolError, RejectedObjectError, type RejectionOutcome } from '../base/errors';
 import type { KubeObject } from '../base/object';
-import type { AddedDelta, BookmarkDelta, DeletedDelta, ReplaceDelta, UpdatedDelta } from '../reflector/delta';
+import type { AddedDelta, BookmarkDelta, DeletedDelta, NamespaceScope, ReplaceDelta, UpdatedDelta } from '../reflector/delta';
 import { sameResourceVersion, type AddChange, type Change } from './change';
 import { ChangeSequencer } from './changeSequence';
 import { deepFreeze } from './deepFreeze';
 import { markHandover } from './handover';
 import { IndexedSnapshot, type SnapshotBuilder, type SnapshotEdit } from './indexedSnapshot';
+import { NamespaceRelist, type RelistObjects } from './namespaceRelist';
 import type { IndexerConfig } from './indexerConfig';
 import { checkTransformed, guardIndexers, IndexFunctionFailure } from './indexerGuards';
 import { NAMESPACE_INDEX, namespaceIndex, type IndexFunc } from './indexers';
@@ -77,7 +78,9 @@ interface Working<T extends KubeObject> {
   /** Numbers the snapshots, so that a lagging `handle()` can tell cheaply when changes must coalesce. */
   readonly sequencer: ChangeSequencer;
   readonly relist: Relist<T> | undefined;
-  /** A Replace has ended: later adds are not in the initial list. */
+  /** The unfinished Replaces of single namespaces (`NamespaceScope`), by namespace; mutated in place. */
+  readonly namespaceRelists: Map<string, NamespaceRelist<T>> | undefined;
+  /** A Replace has ended (and the cache synced): later adds are not in the initial list. */
   readonly everSynced: boolean;
   /** Set once a step has taken these parts over. */
   consumed: boolean;
@@ -103,6 +106,7 @@ export function initialIndexerState<T extends KubeObject>(config: Pick<IndexerCo
     preparation: { prepare, share: config.shareUnchanged ?? true },
     sequencer: new ChangeSequencer(),
     relist: undefined,
+    namespaceRelists: undefined,
     everSynced: false,
     consumed: false,
   };
@@ -124,7 +128,9 @@ export function initialIndexerState<T extends KubeObject>(config: Pick<IndexerCo
  *    every key present before and after (even unchanged: `isResync`, and the cached object kept
  *    as it is), then adds, in list order. Adds of the first Replace carry `isInInitialList`. A
  *    Replace with a `handover` marks its adds in the buckets acquired and its deletes in those
- *    released.
+ *    released. A Replace with a `scope` (one namespace of an informer over several) replaces that
+ *    namespace's objects only, in an edit of the cache at its `last` page (see `NamespaceRelist`);
+ *    its pages may interleave with other namespaces' and with watch deltas.
  * 3. What is stored is shared with the version it replaces (`shareUnchanged`), then transformed
  *    and frozen as configured. An object that cannot be cached (no `metadata.name`, a throwing
  *    transform or index function) is rejected, never thrown: a new object is left out, an update
@@ -146,7 +152,7 @@ export function reduceDeltas<T extends KubeObject>(state: IndexerState<T>, batch
     snapshot: emitted ?? state.snapshot,
     emitted,
     rejections: step.rejections ?? NO_REJECTIONS,
-    working: { ...working, relist: step.relist, everSynced: step.everSynced, consumed: false },
+    working: { ...working, relist: step.relist, namespaceRelists: step.namespaceRelists, everSynced: step.everSynced, consumed: false },
   };
 }
 
@@ -155,8 +161,9 @@ function isWatchBatch<T extends KubeObject>(batch: DeltaBatch<T>): batch is read
 }
 
 /** One step's work: the mutable parts live here for the duration of {@link reduceDeltas}. */
-class Step<T extends KubeObject> {
+class Step<T extends KubeObject> implements RelistObjects<T> {
   relist: Relist<T> | undefined;
+  namespaceRelists: Map<string, NamespaceRelist<T>> | undefined;
   everSynced: boolean;
   rejections: RejectedObjectError[] | undefined;
   private readonly preparation: Preparation<T>;
@@ -167,6 +174,7 @@ class Step<T extends KubeObject> {
     working: Working<T>,
   ) {
     this.relist = working.relist;
+    this.namespaceRelists = working.namespaceRelists;
     this.everSynced = working.everSynced;
     this.preparation = working.preparation;
     this.sequencer = working.sequencer;
@@ -235,6 +243,9 @@ class Step<T extends KubeObject> {
 
   /** Adds a Replace page to the relist; at the `last` page, the swapped-in snapshot, numbered. */
   replacePage(page: ReplaceDelta<T>): IndexedSnapshot<T> | undefined {
+    if (page.scope !== undefined) return this.namespacePage(page, page.scope);
+    // A Replace of everything supersedes every unfinished Replace of a namespace.
+    if (page.first) this.namespaceRelists = undefined;
     // A first page abandons any unfinished relist; a page with no relist started starts one.
     if (page.first || this.relist === undefined) {
       this.relist = { builder: this.current.builder(), base: this.current, order: [], updates: [], adds: [], matched: 0, duplicated: false, removed: undefined };
@@ -271,6 +282,25 @@ class Step<T extends KubeObject> {
     this.relist = undefined;
     const snapshot = this.swap(relist, page.resourceVersion, page.handover);
     // A relist's snapshot changes each key once (its changes come from one key set).
+    this.sequencer.stamp(snapshot, true);
+    return snapshot;
+  }
+
+  /**
+   * Adds a page of one namespace's Replace to that namespace's relist (a first page restarts it);
+   * at the `last` page, the cache with that namespace replaced, numbered. Removing a namespace
+   * from the set is such a Replace, with no items and no resourceVersion: the cache keeps its own.
+   */
+  private namespacePage(page: ReplaceDelta<T>, scope: NamespaceScope): IndexedSnapshot<T> | undefined {
+    const relists = (this.namespaceRelists ??= new Map());
+    let relist = relists.get(scope.namespace);
+    if (page.first || relist === undefined) relists.set(scope.namespace, (relist = new NamespaceRelist<T>()));
+    relist.page(page, this.current, this);
+    if (!page.last) return undefined;
+    relists.delete(scope.namespace);
+    const snapshot = relist.swap(this.current, scope, page.resourceVersion || this.current.resourceVersion, !this.everSynced, this);
+    if (snapshot.synced) this.everSynced = true;
+    // A relist's snapshot changes each key once.
     this.sequencer.stamp(snapshot, true);
     return snapshot;
   }
@@ -336,7 +366,7 @@ class Step<T extends KubeObject> {
    * What is stored for `incoming`: shared with the version it replaces, then transformed and
    * frozen; undefined (rejected) when the transform fails.
    */
-  private store(key: string, incoming: T, replaced: T | undefined, outcome: RejectionOutcome): T | undefined {
+  store(key: string, incoming: T, replaced: T | undefined, outcome: RejectionOutcome): T | undefined {
     if (this.preparation.share) shareUnchanged(replaced, incoming);
     try {
       return this.preparation.prepare(incoming);
@@ -347,7 +377,7 @@ class Step<T extends KubeObject> {
   }
 
   /** The object's cache key; undefined (rejected) when it has none. */
-  private keyOf(incoming: T): string | undefined {
+  keyOf(incoming: T): string | undefined {
     try {
       return objectKey(incoming);
     } catch (error) {
@@ -359,7 +389,7 @@ class Step<T extends KubeObject> {
   }
 
   /** Rejects a write that an index function failed (writes are all or nothing); rethrows anything else. */
-  private indexFailed(failure: unknown, key: string, outcome: RejectionOutcome): undefined {
+  indexFailed(failure: unknown, key: string, outcome: RejectionOutcome): undefined {
     if (!(failure instanceof IndexFunctionFailure)) throw failure;
     this.reject({ key, stage: 'index', indexName: failure.indexName, outcome, cause: failure.cause });
     return undefined;

@@ -34,6 +34,7 @@ describe('the documentation', () => {
         'docs/concepts.md',
         'docs/guides/controllers.md',
         'docs/guides/custom-operators.md',
+        'docs/guides/custom-resources.md',
         'docs/guides/testing.md',
         'docs/guides/memory.md',
         'docs/migration/client-go.md',

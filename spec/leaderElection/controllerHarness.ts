@@ -63,7 +63,7 @@ export class Replica {
     const client = storeLeaseClient(store, { scheduler: time, latency: () => this.latency, fault: () => this.fault });
     const logger: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: (_fields, message) => void this.errors.push(`${time.now()} ${message}`) };
     const keys$ = interval(options.keyEvery ?? 300, scheduler).pipe(map((i) => `key-${i % 7}`));
-    const election$ = leaderElectionFrom(client, { ...LEASE, ...TIMINGS, identity: id, scheduler, random: seededRandom((options.seed ?? 1) + 17) });
+    const election$ = leaderElectionFrom(client, { ...LEASE, ...TIMINGS, identity: id, scheduler, random: seededRandom((options.seed ?? 1) + 17), logger });
     this.subscription = election$
       .pipe(
         whileLeader(

@@ -165,8 +165,8 @@ describe('controllers handing over over HTTP', () => {
           });
         });
       };
-      this.subscription = leaderElectionFrom(client, { ...LEASE, ...timings, identity: id })
-        .pipe(whileLeader(({ signal }) => keys$.pipe(reconcile(slowReconcile, { concurrency: 2, signal }))))
+      this.subscription = leaderElectionFrom(client, { ...LEASE, ...timings, identity: id, logger: silentLogger })
+        .pipe(whileLeader(({ signal }) => keys$.pipe(reconcile(slowReconcile, { concurrency: 2, signal })), { logger: silentLogger }))
         .subscribe((event) => {
           if (event.type !== 'work') this.events.push(event.type);
         });
