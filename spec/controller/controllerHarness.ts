@@ -8,7 +8,8 @@ import type { Resource } from '../../lib/resources/resource';
 import type { ListerWatcher } from '../../lib/sources/listerWatcher';
 import { NAMESPACE_INDEX, namespaceIndex, type IndexFunc } from '../../lib/store/indexers';
 import type { ObjectClient, ObjectPatch, ObjectRef } from '../../lib/controller/objectClient';
-import { createClusterStore, storeListerWatcher, type ClusterStore } from '../../apiserver/src';
+import { builtinResources, createClusterStore, storeListerWatcher, type ClusterStore, type ServedResource } from '../../apiserver/src';
+import { servedResourceOf } from '../../apiserver/src/builtinResources';
 import { ClusterStoreImpl } from '../../apiserver/src/clusterStore';
 import { createObject } from '../../apiserver/src/objectHandlers';
 import { patchObject } from '../../apiserver/src/patchHandler';
@@ -61,11 +62,11 @@ export class Cluster {
 
   /** An `ObjectClient` over the store, with `writeLatency`. */
   readonly client: ObjectClient = {
-    create: (resource, object) => this.write(`create ${resource.plural} ${refOf(resource, object.metadata)}`, () => createObject(this.impl, resource as Resource<KubeObject>, object.metadata.namespace, object).object) as never,
+    create: (resource, object) => this.write(`create ${resource.plural} ${refOf(resource, object.metadata)}`, () => createObject(this.impl, servedOf(resource), object.metadata.namespace, object, HARNESS_MANAGER).object) as never,
     patch: (resource, target, patch) =>
       this.write(`patch ${resource.plural} ${refOf(resource, target)}`, () => {
         const [type, body] = patchBody(patch);
-        return patchObject(this.impl, resource as Resource<KubeObject>, target.namespace, target.name, type, Buffer.from(JSON.stringify(body)), undefined).object;
+        return patchObject(this.impl, servedOf(resource), target.namespace, target.name, Buffer.from(JSON.stringify(body)), undefined, { contentType: type, query: {}, manager: HARNESS_MANAGER }).entry.object;
       }) as never,
     delete: (resource, target) => this.write(`delete ${resource.plural} ${refOf(resource, target)}`, () => this.store.delete(resource as Resource<KubeObject>, target.namespace, target.name)) as never,
     version: () => defer(() => of({ major: '1', minor: this.serverMinor })),
@@ -138,6 +139,14 @@ export class Cluster {
 
 function refOf(resource: Resource<KubeObject>, target: ObjectRef): string {
   return resource.namespaced ? `${target.namespace ?? ''}/${target.name}` : target.name;
+}
+
+/** The field manager the harness's writes record. */
+const HARNESS_MANAGER = 'controller-spec';
+
+/** How the loopback server serves a resource: its built-in entry (its registry strategy), else as a custom resource. */
+function servedOf(resource: Resource<KubeObject>): ServedResource {
+  return builtinResources.find((entry) => entry.resource.group === resource.group && entry.resource.plural === resource.plural) ?? servedResourceOf(resource);
 }
 
 function patchBody(patch: ObjectPatch): [string, unknown] {
