@@ -5,17 +5,24 @@ import type { KubeObject } from '../base/object';
 import { resourcePath, type Resource } from '../resources/resource';
 import { statusErrorFromResponse } from '../sources/statusError';
 import { isJsonContentType, kubeRequest, readBody, readText, type KubeRequest } from '../sources/transport';
+import type { JsonPatchOperation } from '../writes/patches';
+import { writeErrorOf } from '../writes/writeErrors';
+import { sendWrite } from '../writes/writeRequest';
+
+export type { JsonPatchOperation } from '../writes/patches';
 
 /**
  * The writes a controller makes, as cold Observables: each sends its request on subscription,
  * emits the API server's answer once and completes; unsubscribing aborts it. Failures are the
- * sources' typed errors: a `StatusError` (404, 409 AlreadyExists or Conflict, 422 Invalid ...), a
- * `NetworkError`, a `ProtocolError`, a `ConfigError`.
+ * sources' typed errors: a `StatusError` (404, 409 AlreadyExists, 422 Invalid ...), a
+ * `ConflictError` from rx-informer/writes for a lost race (a stale merge patch's 409, a JSON
+ * Patch whose `test` no longer holds), a `NetworkError`, a `ProtocolError`, a `ConfigError`.
  *
- * This is the small write side the controller builder needs now (creates, JSON merge patches and
- * JSON Patches with a resourceVersion precondition, deletes, and `/version`);
- * {@link kubeObjectClient} speaks HTTP through a KubeConfig. Anything with the API server's
- * semantics will do: a test may hand the controller one over an in-process store.
+ * The writes a controller makes through `request.writes` (creates, JSON merge patches and JSON
+ * Patches with a resourceVersion precondition, deletes, and `/version`). An `edit()` from
+ * rx-informer/writes gives both patch forms of a change. {@link kubeObjectClient} speaks HTTP
+ * through a KubeConfig; anything with the API server's semantics will do: a test may hand the
+ * controller one over an in-process store.
  */
 export interface ObjectClient {
   /** POST a new object to its collection. Errors with 409 AlreadyExists when the name is taken. */
@@ -23,7 +30,8 @@ export interface ObjectClient {
   /**
    * PATCH one object. A `metadata.resourceVersion` in a merge patch, or a `test` of
    * `/metadata/resourceVersion` in a JSON Patch, is a precondition: a merge patch against a newer
-   * object fails with 409 Conflict, a JSON Patch whose test fails with 422.
+   * object fails with 409 Conflict, a JSON Patch whose test fails with 422; both reach you as a
+   * `ConflictError` (rx-informer/writes). `edit(cached, recipe).writes` holds both forms of a change.
    */
   patch<T extends KubeObject>(resource: Resource<T>, target: ObjectRef, patch: ObjectPatch): Observable<T>;
   /**
@@ -41,12 +49,6 @@ export interface ObjectRef {
   readonly namespace?: string;
   readonly name: string;
 }
-
-/** One RFC 6902 operation. */
-export type JsonPatchOperation =
-  | { readonly op: 'add' | 'replace' | 'test'; readonly path: string; readonly value: unknown }
-  | { readonly op: 'remove'; readonly path: string }
-  | { readonly op: 'move' | 'copy'; readonly from: string; readonly path: string };
 
 /**
  * A patch: an RFC 7386 JSON merge patch (`application/merge-patch+json`: objects merge key by key,
@@ -101,7 +103,7 @@ export function kubeObjectClient(kubeConfig: KubeConfig): ObjectClient {
       kubeRequest(kubeConfig, { ...request, query: '', signal: controller.signal })
         .then(async (response) => {
           const code = response.statusCode ?? 0;
-          if (code >= 400) throw statusErrorFromResponse(code, response.headers, await readBody(response, request.path, 64 * 1024), described);
+          if (code >= 400) throw writeErrorOf(statusErrorFromResponse(code, response.headers, await readBody(response, request.path, 64 * 1024), described), 'other');
           if (!isJsonContentType(response.headers['content-type'])) {
             response.destroy();
             throw new ProtocolError('non-json-body', `${described} answered ${response.headers['content-type']}, not JSON`);
@@ -128,17 +130,25 @@ export function kubeObjectClient(kubeConfig: KubeConfig): ObjectClient {
     });
   }
   return {
+    // Creates and patches are rx-informer/writes' requests: one transport, one reading of a lost race.
     create: (resource, object) =>
-      send({ method: 'POST', path: resourcePath(resource, { namespace: object.metadata.namespace }), ...json(object) }, (text) => parseObject(text, `POST ${resource.plural}`)),
+      sendWrite(kubeConfig, {
+        method: 'POST',
+        path: resourcePath(resource, { namespace: object.metadata.namespace }),
+        query: '',
+        contentType: 'application/json',
+        body: JSON.stringify(object),
+        kind: 'other',
+      }),
     patch: (resource, target, patch) =>
-      send(
-        {
-          method: 'PATCH',
-          path: resourcePath(resource, target),
-          ...(patch.type === 'merge' ? json(patch.patch, 'application/merge-patch+json') : json(patch.operations, 'application/json-patch+json')),
-        },
-        (text) => parseObject(text, `PATCH ${resource.plural}`),
-      ),
+      sendWrite(kubeConfig, {
+        method: 'PATCH',
+        path: resourcePath(resource, target),
+        query: '',
+        ...(patch.type === 'merge'
+          ? { contentType: 'application/merge-patch+json', body: JSON.stringify(patch.patch), kind: 'merge-patch' as const }
+          : { contentType: 'application/json-patch+json', body: JSON.stringify(patch.operations), kind: 'json-patch' as const }),
+      }),
     delete: remove,
     version: () =>
       send({ method: 'GET', path: '/version' }, (text) => {

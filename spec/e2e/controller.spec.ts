@@ -9,6 +9,7 @@ import { informerFactory, type InformerFactory } from '../../lib/factory/factory
 import { changedGeneration } from '../../lib/operators/changedGeneration';
 import { configMaps, type ConfigMap } from '../../lib/resources/builtins';
 import { requeueAfter } from '../../lib/workqueue/reconcileResult';
+import { ConflictError } from '../../lib/writes/writeErrors';
 import { startApiServer, widgets, type ApiServer, type Widget } from '../../apiserver/src';
 import { eventually } from '../support/eventually';
 import { describeEachServerVersion, isServedList } from '../support/serverVersions';
@@ -200,11 +201,12 @@ describeEachServerVersion('controller() against the loopback API server', (serve
     expect([readsOf('widgets'), readsOf('configmaps')]).toEqual([[1, 1], [1, 1]]);
   });
 
-  it('answers a stale merge patch with 409 Conflict, as a StatusError', async () => {
+  it("answers a stale merge patch with 409 Conflict, as rx-informer/writes' ConflictError", async () => {
     const a = widget('a');
     server.store.update(widgets, { ...a, spec: { size: 9 } });
     const client = kubeObjectClient(server.kubeConfig);
     const error = await firstValueFrom(client.patch(widgets, { namespace: NS, name: 'a' }, { type: 'merge', patch: { metadata: { resourceVersion: a.metadata.resourceVersion }, spec: { size: 2 } } })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConflictError);
     expect(error).toBeInstanceOf(StatusError);
     expect(error).toMatchObject({ code: 409, reason: 'Conflict' });
   });
