@@ -30,6 +30,7 @@ const STAGES = [
   'workqueue', // controller layers, each its own entry point
   'leaderElection',
   'sharding',
+  'controller', // the builder: primary and related informers into a work queue, predicates, finalizers, reads after writes
   'prometheus',
   'testing', // in-process test helpers (the loopback API server is apiserver/, its own package)
 ];

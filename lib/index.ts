@@ -67,6 +67,9 @@ export { inNamespace } from './operators/inNamespace';
 export { matchLabels } from './operators/matchLabels';
 export { changedGeneration } from './operators/changedGeneration';
 export { changedAt } from './operators/changedAt';
+export { changedWhen } from './operators/changedWhen';
+export { changedLabels } from './operators/changedLabels';
+export { changedAnnotations } from './operators/changedAnnotations';
 
 // Errors.
 export { InformerError, StatusError, NetworkError, ProtocolError, ConfigError, IdleTimeoutError, RejectedObjectError, ResourceGoneError, isResourceGone } from './base/errors';

@@ -24,6 +24,7 @@ const ENTRY_POINTS = Object.freeze([
   root('./workqueue', 'lib/workqueue/index.ts'),
   root('./leader-election', 'lib/leaderElection/index.ts'),
   root('./sharding', 'lib/sharding/index.ts'),
+  root('./controller', 'lib/controller/index.ts'),
   root('./prometheus', 'lib/prometheus/index.ts'),
   root('./testing', 'lib/testing/index.ts'),
 ]);

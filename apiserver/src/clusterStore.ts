@@ -5,6 +5,7 @@ import { apiVersionOf, events, eventsV1, type Resource } from 'rx-informer';
 import { resourceId } from './builtinResources';
 import { coreEventOf, eventsV1EventOf } from './eventConversion';
 import { EventHistory, type WatchCacheLimits } from './eventHistory';
+import { checkNoNewFinalizers, deletesOnUpdate, keptDeletionFields, markedForDeletion } from './gracefulDeletion';
 import { storedObject, type ChangeType, type StoreEvent, type StoredObject } from './history';
 import { alreadyExists, ApiStatusError, conflict, invalid, notFound, requiredField } from './status';
 
@@ -264,6 +265,7 @@ export class ClusterStoreImpl implements ClusterStore {
     if (meta.resourceVersion !== undefined && meta.resourceVersion !== '' && meta.resourceVersion !== old.metadata.resourceVersion) {
       throw new ApiStatusError(conflict(resource, meta.name));
     }
+    checkNoNewFinalizers(resource, old.metadata, meta);
     const rv = ++this.rv;
     const generation = (old.metadata.generation ?? 1) + ((generationChanged ?? specChanged(old, object)) ? 1 : 0);
     const { deletionTimestamp: _deletion, namespace: _namespace, ...rest } = meta;
@@ -276,15 +278,17 @@ export class ClusterStoreImpl implements ClusterStore {
         resourceVersion: String(rv),
         generation,
         creationTimestamp: old.metadata.creationTimestamp,
-        ...(old.metadata.deletionTimestamp === undefined ? {} : { deletionTimestamp: old.metadata.deletionTimestamp }),
+        ...keptDeletionFields(old.metadata, meta),
       },
     } as KubeObject;
     const entry = storedObject(key, stored, existing);
-    if (stored.metadata.deletionTimestamp !== undefined && (stored.metadata.finalizers ?? []).length === 0) {
-      // The last finalizer is gone from an object being deleted: the update completes the deletion.
+    if (deletesOnUpdate(old.metadata, stored.metadata)) {
+      // The last finalizer is gone from an object being deleted: the update completes the deletion,
+      // and the DELETED event carries the last stored state (gracefulDeletion.ts, rule 4).
       bucket.objects.delete(key);
       bucket.keysChanged();
-      this.record(bucket, rv, 'DELETED', namespace, entry, existing);
+      const last = { ...old, metadata: { ...old.metadata, resourceVersion: String(rv) } };
+      this.record(bucket, rv, 'DELETED', namespace, storedObject(key, last, existing), existing);
       return entry;
     }
     bucket.objects.set(key, entry);
@@ -302,13 +306,12 @@ export class ClusterStoreImpl implements ClusterStore {
     if (existing === undefined) throw new ApiStatusError(notFound(resource, name));
     const old = existing.object;
     if ((old.metadata.finalizers ?? []).length > 0) {
-      // Finalizers hold the object: mark it, as the API server does, and let an update finish it.
-      if (old.metadata.deletionTimestamp !== undefined) return old as T;
+      // Finalizers hold the object: mark it, as the API server does, and let an update finish it
+      // (gracefulDeletion.ts, rule 1); marked already, the DELETE changes nothing.
+      const metadata = markedForDeletion(old.metadata, timestamp());
+      if (metadata === undefined) return old as T;
       const rv = ++this.rv;
-      const marked = {
-        ...old,
-        metadata: { ...old.metadata, resourceVersion: String(rv), deletionTimestamp: timestamp(), deletionGracePeriodSeconds: 0 },
-      };
+      const marked = { ...old, metadata: { ...metadata, resourceVersion: String(rv) } };
       const entry = storedObject(key, marked, existing);
       bucket.objects.set(key, entry);
       this.record(bucket, rv, 'MODIFIED', ns, entry, existing);

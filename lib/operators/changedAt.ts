@@ -1,17 +1,19 @@
-import { filter, type MonoTypeOperatorFunction } from 'rxjs';
+import type { MonoTypeOperatorFunction } from 'rxjs';
 import type { Change } from '../store/change';
 import type { KubeObject } from '../base/object';
+import { changedWhen } from './changedWhen';
 
 /**
  * Drops updates in which the part of the object that `select` picks did not change, in O(1) per
  * update: the informer shares every unchanged subtree of a new version with the old one
  * (`shareUnchanged`), so an unchanged part is the very same object and the test is
  * `Object.is(select(oldObject), select(object))`, with no deep comparison. Adds and deletes always
- * pass. controller-runtime's LabelChangedPredicate and friends, for any part.
+ * pass, and so does an object deleted and created again while the informer did not watch (a new
+ * uid: kube-rs #1830). controller-runtime's LabelChangedPredicate and friends, for any part.
  *
  * ```
- * changes$:                             --a--u(status only)--u(labels)--d--|
- * changedAt((o) => o.metadata.labels): --a------------------u(labels)--d--|
+ * changes$:                             --a--u(status only)--u(labels)--u(new uid)--d--|
+ * changedAt((o) => o.metadata.labels): --a------------------u(labels)--u(new uid)--d--|
  * ```
  *
  * Guarantees: a change of the selected part is never dropped (identical objects are equal). An
@@ -32,8 +34,8 @@ import type { KubeObject } from '../base/object';
  * ```
  *
  * @param select Picks the part to watch from an object (old and new version alike).
- * @returns An operator that passes adds, deletes and the updates whose selected part changed.
+ * @returns An operator that passes adds, deletes, recreations and the updates whose selected part changed.
  */
 export function changedAt<T extends KubeObject = KubeObject>(select: (object: T) => unknown): MonoTypeOperatorFunction<Change<T>> {
-  return filter((change: Change<T>) => change.type !== 'update' || !Object.is(select(change.oldObject), select(change.object)));
+  return changedWhen<T>((oldObject, object) => !Object.is(select(oldObject), select(object)));
 }

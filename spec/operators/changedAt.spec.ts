@@ -67,6 +67,18 @@ describe('changedAt', () => {
     });
   });
 
+  it('passes an object deleted and created again with the same part: a new uid is a change of everything', () => {
+    const labels = { app: 'web' };
+    const at = (rv: string, uid: string) => ({ metadata: { name: 'p', namespace: 'ns', uid, resourceVersion: rv, labels } });
+    const changes = {
+      s: { type: 'update', key: 'ns/p', oldObject: at('1', 'u1'), object: at('2', 'u1') },
+      r: { type: 'update', key: 'ns/p', oldObject: at('2', 'u1'), object: at('7', 'u2') },
+    } satisfies Record<string, Change>;
+    newTestScheduler().run(({ cold, expectObservable }) => {
+      expectObservable(cold<Change>('sr|', changes).pipe(changedAt((o) => o.metadata.labels))).toBe('-r|', changes);
+    });
+  });
+
   it('unsubscribes its source when the subscriber leaves', () => {
     const change: Change<Labelled> = { type: 'add', key: 'ns/p', object: version('1', 'web', 'Pending'), isInInitialList: false };
     newTestScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {

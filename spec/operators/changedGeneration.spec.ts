@@ -2,19 +2,28 @@ import { changedGeneration } from '../../lib/operators/changedGeneration';
 import type { Change } from '../../lib/store/change';
 import { newTestScheduler } from '../handlers/handleFixtures';
 
-const at = (generation: number | undefined, rv: string) => ({ metadata: { name: 'd', namespace: 'ns', generation, resourceVersion: rv } });
+const at = (generation: number | undefined, rv: string, uid = 'u1') => ({ metadata: { name: 'd', namespace: 'ns', uid, generation, resourceVersion: rv } });
 const changes = {
   a: { type: 'add', key: 'ns/d', object: at(1, '1'), isInInitialList: false },
   s: { type: 'update', key: 'ns/d', oldObject: at(1, '1'), object: at(1, '2') },
   g: { type: 'update', key: 'ns/d', oldObject: at(1, '2'), object: at(2, '3') },
   n: { type: 'update', key: 'ns/d', oldObject: at(undefined, '3'), object: at(undefined, '4') },
   d: { type: 'delete', key: 'ns/d', object: at(2, '3'), finalStateUnknown: false },
+  // Deleted and created again under the same name while the watch was down: a relist finds a new
+  // uid at generation 1 where generation 1 was cached (kube-rs #1830).
+  r: { type: 'update', key: 'ns/d', oldObject: at(1, '4'), object: at(1, '9', 'u2') },
 } satisfies Record<string, Change>;
 
 describe('changedGeneration', () => {
   it('drops updates that kept the generation and passes adds, deletes and generation changes', () => {
     newTestScheduler().run(({ cold, expectObservable }) => {
       expectObservable(cold<Change>('asgd|', changes).pipe(changedGeneration())).toBe('a-gd|', changes);
+    });
+  });
+
+  it('passes an object deleted and created again, seen as one update to a new uid at the same generation', () => {
+    newTestScheduler().run(({ cold, expectObservable }) => {
+      expectObservable(cold<Change>('asr|', changes).pipe(changedGeneration())).toBe('a-r|', changes);
     });
   });
 
