@@ -14,7 +14,13 @@ import { encodeQuery, isJsonContentType, kubeRequest, readBody, responseBody } f
  *
  * ## Example
  * ```ts
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * import { pods } from 'rx-informer';
+ * import { list$, type ListStreamOptions } from 'rx-informer/pipeline';
+ *
+ * declare const kubeConfig: KubeConfig;
  * const options: ListStreamOptions = { namespace: 'default', labelSelector: 'app=web', limit: 100 };
+ * list$(kubeConfig, pods, options).subscribe((page) => console.log(page.items.length));
  * ```
  */
 export interface ListStreamOptions extends ListOptions, WatchScope {
@@ -55,7 +61,13 @@ export interface ListStreamOptions extends ListOptions, WatchScope {
  *
  * ## Example
  * ```ts
- * list$(kubeConfig, pods, { incrementalDecoding: { batchChars: 64 * 1024 } });
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * import { informer, pods, type IncrementalDecoding } from 'rx-informer';
+ *
+ * declare const kubeConfig: KubeConfig;
+ * // Shorter event-loop turns for a first list that arrives in one response, for more JSON.parse calls.
+ * const incrementalDecoding: IncrementalDecoding = { batchChars: 64 * 1024 };
+ * const podInformer = informer(kubeConfig, pods, { incrementalDecoding });
  * ```
  */
 export interface IncrementalDecoding {
@@ -161,8 +173,16 @@ interface RawList {
  *
  * ## Example
  * ```ts
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * import { pods } from 'rx-informer';
+ * import { list$ } from 'rx-informer/pipeline';
+ *
+ * declare const kubeConfig: KubeConfig;
  * list$(kubeConfig, pods, { namespace: 'default', labelSelector: 'app=web', limit: 100 })
- *   .subscribe((page) => console.log(`${page.itemsSoFar} of ~${page.itemsSoFar + (page.remainingItemCount ?? 0)}`));
+ *   .subscribe((page) => {
+ *     const soFar = page.itemsSoFar ?? 0; // list$ sets it on every page
+ *     console.log(`${soFar} of ~${soFar + (page.remainingItemCount ?? 0)}`);
+ *   });
  * ```
  * @param kubeConfig the cluster and credentials, as client-node loaded them.
  * @param resource the resource type to list.
