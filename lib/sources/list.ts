@@ -131,9 +131,10 @@ interface RawList {
  * not read before its turn: its body stays paused (TCP backpressure holds the server's writes)
  * until the pages before it are emitted, so its text and items are never held beside theirs (they
  * would outlive the scavenges of the page before and die in the old generation, raising the bytes
- * promoted and the peak RSS: docs/PERFORMANCE.md, "What limits what"). The whole page is the
- * authority: a read-ahead whose token the finished page contradicts is aborted and the right page
- * asked for, and a body whose head cannot be read is simply followed page after page.
+ * promoted and the peak RSS: docs/performance-notes.md, "The paged 100k sync's longest stall").
+ * The whole page is the authority: a read-ahead whose token the finished page contradicts is
+ * aborted and the right page asked for, and a body whose head cannot be read is simply followed
+ * page after page.
  *
  * ```
  * server:  page 1 (continue=t1) ── page 2 (continue=t2) ── page 3 (last)
