@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Subscription } from 'rxjs';
@@ -55,7 +56,7 @@ describe('custom resources typed by rx-informer crd, over HTTP', () => {
   it('caches Certificates as CertificateV1, with the status conditions of the list-map as the watch brings them', async () => {
     server.store.create(certificatesV1, certificate('web', ['web.example.com']));
     server.store.create(certificatesV1, certificate('api', ['api.example.com', 'api.internal']));
-    const certificates = informer(server.kubeConfig, certificatesV1, { backoff });
+    const certificates = informer(server.kubeConfig, certificatesV1, { backoff, logger: silentLogger });
     let latest: Snapshot<CertificateV1> | undefined;
     keep(certificates.informer$.subscribe((snapshot) => (latest = snapshot)));
     const [synced] = await waitForSync([certificates], { timeout: 10_000 });
@@ -87,7 +88,7 @@ describe('custom resources typed by rx-informer crd, over HTTP', () => {
       },
     };
     server.store.create(compositionsV1, composition);
-    const compositions = informer(server.kubeConfig, compositionsV1, { backoff });
+    const compositions = informer(server.kubeConfig, compositionsV1, { backoff, logger: silentLogger });
     const [synced] = await waitForSync([compositions], { timeout: 10_000 });
     const input = synced.get('xbuckets')?.spec?.pipeline?.[0]?.input;
     expect(input?.kind).toBe('Resources');
@@ -102,7 +103,7 @@ describe('custom resources typed by rx-informer crd, over HTTP', () => {
       spec: { parentRefs: [{ name: 'gateway' }], hostnames: [`${name}.example.com`], rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], backendRefs: [{ name, port: 8080 }] }] },
     });
     for (const namespace of ['a', 'b', 'c']) server.store.create(httproutesV1, route(namespace, `shop-${namespace}`));
-    const routes = informer(server.kubeConfig, httproutesV1, { namespaces: ['a', 'c'], backoff });
+    const routes = informer(server.kubeConfig, httproutesV1, { namespaces: ['a', 'c'], backoff, logger: silentLogger });
     const [synced] = await waitForSync([routes], { timeout: 10_000 });
     expect([...synced.keys()].sort()).toEqual(['a/shop-a', 'c/shop-c']);
     expect(synced.get('c/shop-c')?.spec?.rules?.[0]?.backendRefs?.[0]?.port).toBe(8080);
@@ -116,7 +117,7 @@ describe('custom resources typed by rx-informer crd, over HTTP', () => {
       spec: { selector: { istio: 'ingressgateway' }, servers: [{ port: { number: 443, name: 'https', protocol: 'HTTPS' }, hosts: ['*'], tls: { mode: 'SIMPLE', insecureSkipVerify: null } }] },
     };
     server.store.create(gatewaysV1beta1, gateway);
-    const gateways = informer(server.kubeConfig, gatewaysV1beta1, { backoff });
+    const gateways = informer(server.kubeConfig, gatewaysV1beta1, { backoff, logger: silentLogger });
     const [synced] = await waitForSync([gateways], { timeout: 10_000 });
     expect(synced.get('default/ingress')?.spec?.servers?.[0]?.tls).toEqual({ mode: 'SIMPLE', insecureSkipVerify: null });
   });

@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import { BehaviorSubject, Subject, type Subscription } from 'rxjs';
 import { informer, informerName } from '../../lib/informer/informer';
 import type { InformerMetricEvent } from '../../lib/informer/informerMetrics';
@@ -29,7 +30,7 @@ describeEachServerVersion('an informer over a set of namespaces, over HTTP', (se
   });
 
   it('syncs one cache of the namespaces listed, one list and watch each, then follows every watch', async () => {
-    const shared = informer(server.kubeConfig, pods, { namespaces: ['a', 'b'], backoff });
+    const shared = informer(server.kubeConfig, pods, { namespaces: ['a', 'b'], backoff, logger: silentLogger });
     expect(shared.name).toBe('pods@[a,b]');
     const metrics: InformerMetricEvent[] = [];
     keep(shared.metrics$.subscribe((event) => metrics.push(event)));
@@ -51,7 +52,7 @@ describeEachServerVersion('an informer over a set of namespaces, over HTTP', (se
 
   it('follows a changing set: a namespace added arrives as adds, one removed leaves as deletes, both marked', async () => {
     const set = new BehaviorSubject<readonly string[]>(['a']);
-    const shared = informer(server.kubeConfig, pods, { namespaces: set, backoff });
+    const shared = informer(server.kubeConfig, pods, { namespaces: set, backoff, logger: silentLogger });
     expect(shared.name).toBe('pods@[...]');
     const seen: string[] = [];
     keep(
@@ -76,7 +77,7 @@ describeEachServerVersion('an informer over a set of namespaces, over HTTP', (se
 
   it('shows a namespace it may not read on health$ and stays unsynced; dropping that namespace syncs the cache', async () => {
     const set = new BehaviorSubject<readonly string[]>(['a', 'locked']);
-    const shared = informer(server.kubeConfig, pods, { namespaces: set, backoff });
+    const shared = informer(server.kubeConfig, pods, { namespaces: set, backoff, logger: silentLogger });
     const health: InformerHealth[] = [];
     keep(shared.health$.subscribe((report) => health.push(report)));
     const synced: Snapshot<Pod>[] = [];
@@ -104,14 +105,14 @@ describeEachServerVersion('an informer over a set of namespaces, over HTTP', (se
   });
 
   it('caches metadata only over a set of namespaces', async () => {
-    const shared = informer(server.kubeConfig, pods, { namespaces: ['b', 'c'], metadataOnly: true, backoff });
+    const shared = informer(server.kubeConfig, pods, { namespaces: ['b', 'c'], metadataOnly: true, backoff, logger: silentLogger });
     const [synced] = await waitForSync([shared], { timeout: 10_000 });
     expect(keys(synced)).toEqual(['b/p1', 'c/p1']);
     expect(synced.get('b/p1')?.kind).toBe('PartialObjectMetadata');
   });
 
   it('is shared by the factory: the same set gives the same informer, a namespace or another set another', async () => {
-    const factory = informerFactory(server.kubeConfig, { backoff });
+    const factory = informerFactory(server.kubeConfig, { backoff, logger: silentLogger });
     const ab = factory.informerFor(pods, { namespaces: ['a', 'b'] });
     expect(factory.informerFor(pods, { namespaces: ['b', 'a', 'a'] })).toBe(ab);
     expect(factory.informerFor(pods, { namespace: 'a' })).not.toBe(ab);
@@ -135,7 +136,7 @@ describeEachServerVersion('an informer over a set of namespaces, over HTTP', (se
   });
 
   it('takes the factory-wide namespaces, which one informerFor may override', async () => {
-    const factory = informerFactory(server.kubeConfig, { backoff, namespaces: ['a', 'c'] });
+    const factory = informerFactory(server.kubeConfig, { backoff, namespaces: ['a', 'c'], logger: silentLogger });
     const everyPod = factory.informerFor(pods);
     const oneNamespace = factory.informerFor(configMaps, { namespace: 'b' });
     const clusterWide = factory.informerFor(nodes);

@@ -1,3 +1,4 @@
+import { silentLogger } from '../../lib/base/logger';
 import { BehaviorSubject, Subject, type Observable } from 'rxjs';
 import type { RunHelpers } from 'rxjs/testing';
 import { informerFromNamespaces } from '../../lib/informer/informer';
@@ -44,7 +45,7 @@ describe('informerFromNamespaces', () => {
         a: ({ cold }) => ({ lists: [() => cold('(p|)', { p: page([podIn('a', 'x', '1')], '10') })], watches: [() => cold('10ms w', { w: added(podIn('a', 'y', '12')) })] }),
         b: ({ cold }) => ({ lists: [() => cold('5ms (p|)', { p: page([podIn('b', 'x', '2')], '11') })], watches: [() => cold('10ms w', { w: modified(podIn('b', 'x', '13')) })] }),
       });
-      const shared = informerFromNamespaces((namespace) => lws[namespace]!, { namespaces: ['a', 'b'], scheduler });
+      const shared = informerFromNamespaces((namespace) => lws[namespace]!, { namespaces: ['a', 'b'], scheduler, logger: silentLogger });
       const running = shared.informer$.subscribe((snapshot) => snapshots.push({ at: scheduler.now(), snapshot }));
       shared.synced$.subscribe(() => synced.push(scheduler.now()));
       scheduler.schedule(() => running.unsubscribe(), 100);
@@ -70,7 +71,7 @@ describe('informerFromNamespaces', () => {
         }),
         b: ({ cold }) => ({ lists: [() => cold('(p|)', { p: page([podIn('b', 'x', '2')], '11') })] }),
       });
-      const running = informerFromNamespaces((namespace) => lws[namespace]!, { namespaces: ['a', 'b'], scheduler, backoff: { jitter: 'none' } }).informer$.subscribe((snapshot) => snapshots.push(snapshot));
+      const running = informerFromNamespaces((namespace) => lws[namespace]!, { namespaces: ['a', 'b'], scheduler, backoff: { jitter: 'none' }, logger: silentLogger }).informer$.subscribe((snapshot) => snapshots.push(snapshot));
       scheduler.schedule(() => running.unsubscribe(), 2000);
     });
     const relist = snapshots.at(-1)!;
@@ -92,7 +93,7 @@ describe('informerFromNamespaces', () => {
         c: () => ({ lists: [() => cold('(p|)', { p: page([podIn('c', 'x', '3'), podIn('c', 'y', '3')], '12') })] }),
       });
       const set = new BehaviorSubject<readonly string[]>(['a', 'b']);
-      const shared = informerFromNamespaces((namespace) => lws[namespace]!, { namespaces: set, scheduler });
+      const shared = informerFromNamespaces((namespace) => lws[namespace]!, { namespaces: set, scheduler, logger: silentLogger });
       const running = shared.informer$.subscribe((snapshot) => snapshots.push(snapshot));
       const handling = shared
         .handle({
@@ -122,7 +123,7 @@ describe('informerFromNamespaces', () => {
         a: ({ cold }) => ({ lists: [() => cold('(p|)', { p: page([], '10') })] }),
         b: ({ cold }) => ({ lists: [() => cold('#', {}, statusError(403, 'Forbidden', { message: 'pods is forbidden in namespace b' })), () => cold('(p|)', { p: page([], '11') })] }),
       });
-      const shared = informerFromNamespaces((namespace) => lws[namespace]!, { name: 'pods@[a,b]', namespaces: ['a', 'b'], scheduler, backoff: { jitter: 'none' } });
+      const shared = informerFromNamespaces((namespace) => lws[namespace]!, { name: 'pods@[a,b]', namespaces: ['a', 'b'], scheduler, backoff: { jitter: 'none' }, logger: silentLogger });
       shared.health$.subscribe((health) => seen.push({ at: scheduler.now(), health }));
       const running = shared.informer$.subscribe();
       scheduler.schedule(() => running.unsubscribe(), 2000);
@@ -146,7 +147,7 @@ describe('informerFromNamespaces', () => {
         b: ({ cold }) => ({ lists: [() => cold('(p|)', { p: page([], '11') })] }),
       });
       const set = new Subject<readonly string[]>();
-      const shared = informerFromNamespaces((namespace) => lws[namespace]!, { namespaces: set, scheduler });
+      const shared = informerFromNamespaces((namespace) => lws[namespace]!, { namespaces: set, scheduler, logger: silentLogger });
       shared.metrics$.subscribe((event) => metrics.push({ at: scheduler.now(), event }));
       const running = shared.informer$.subscribe();
       set.next(['a', 'b']);
@@ -172,7 +173,7 @@ describe('informerFromNamespaces', () => {
     scheduler.run((helpers) => {
       const lws = sources(helpers, scheduler, { a: ({ cold }) => ({ lists: [() => cold('(p|)', { p: page([podIn('a', 'x', '1')], '10') })] }) });
       const set = new BehaviorSubject<readonly string[]>([]);
-      const running = informerFromNamespaces((namespace) => lws[namespace]!, { namespaces: set, scheduler }).informer$.subscribe((snapshot) => snapshots.push(snapshot));
+      const running = informerFromNamespaces((namespace) => lws[namespace]!, { namespaces: set, scheduler, logger: silentLogger }).informer$.subscribe((snapshot) => snapshots.push(snapshot));
       scheduler.schedule(() => set.next(['a']), 1);
       scheduler.schedule(() => set.next([]), 2);
       scheduler.schedule(() => running.unsubscribe(), 10);
@@ -206,7 +207,7 @@ describe('informerFromNamespaces', () => {
         a: ({ cold }) => ({ lists: [() => cold('(p|)', { p: page([], '10') })] }),
         b: ({ cold }) => ({ lists: [() => cold('#', {}, statusError(500, 'InternalError'))] }),
       });
-      const shared = informerFromNamespaces((namespace) => lws[namespace]!, { namespaces: ['a', 'b'], scheduler });
+      const shared = informerFromNamespaces((namespace) => lws[namespace]!, { namespaces: ['a', 'b'], scheduler, logger: silentLogger });
       const running = shared.handle({}).subscribe((event) => events.push(event));
       scheduler.schedule(() => running.unsubscribe(), 100);
       scheduler.schedule(() => (pending = scheduler.actions.length), 101);

@@ -1,6 +1,7 @@
 import { finalize, fromEvent, NEVER, Observable, Subject, takeUntil, type SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { LeaderState } from '../../lib/leaderElection/leaderElection';
+import { silentLogger } from '../../lib/base/logger';
 import { leaderElectionFrom } from '../../lib/leaderElection/leaderElection';
 import { whileLeader, type WhileLeaderEvent } from '../../lib/leaderElection/whileLeader';
 import { createClusterStore, storeLeaseClient } from '../../apiserver/src';
@@ -297,8 +298,8 @@ describe('whileLeader', () => {
       const requests: string[] = [];
       const client = storeLeaseClient(store, { scheduler: time, latency: 10, fault: (request) => void requests.push(`${time.now()} ${request.verb}`) });
       const stubborn = (): Observable<never> => NEVER;
-      const subscription = leaderElectionFrom(client, { namespace: 'default', name: 'lock', identity: 'a', scheduler: time })
-        .pipe(whileLeader(stubborn, { scheduler: time, settleTimeout: 2_000 }))
+      const subscription = leaderElectionFrom(client, { namespace: 'default', name: 'lock', identity: 'a', scheduler: time, logger: silentLogger })
+        .pipe(whileLeader(stubborn, { scheduler: time, settleTimeout: 2_000, logger: silentLogger }))
         .subscribe();
       time.maxFrames = 3_000;
       time.flush();
