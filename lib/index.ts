@@ -69,7 +69,7 @@ export { changedGeneration } from './operators/changedGeneration';
 export { changedAt } from './operators/changedAt';
 
 // Errors.
-export { InformerError, StatusError, NetworkError, ProtocolError, ConfigError, IdleTimeoutError, RejectedObjectError } from './base/errors';
+export { InformerError, StatusError, NetworkError, ProtocolError, ConfigError, IdleTimeoutError, RejectedObjectError, ResourceGoneError, isResourceGone } from './base/errors';
 export type { Status, InformerErrorKind, ProtocolProblem, ConfigProblem, RejectionStage, RejectionOutcome } from './base/errors';
 
 // Resources: every built-in resource (pods, deployments, ...) with its object type (Pod,
@@ -77,6 +77,10 @@ export type { Status, InformerErrorKind, ProtocolProblem, ConfigProblem, Rejecti
 export { defineResource, resourcePath, apiVersionOf } from './resources/resource';
 export type { Resource, ResourcePathOptions, WireObject, WireJson } from './resources/resource';
 export * from './resources/builtins';
+
+// Discovery: the resource a kind or a kubectl-style name stands for, built-in or custom.
+export { resourceDiscovery } from './sources/resourceDiscovery';
+export type { ResourceDiscovery, ResourceDiscoveryOptions, DiscoveredResource } from './sources/resourceDiscovery';
 
 // Custom resources: TypeScript types and descriptors from their CustomResourceDefinitions (what
 // `npx rx-informer crd` writes).

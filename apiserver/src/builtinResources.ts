@@ -72,6 +72,10 @@ export interface ServedResource {
    * leave its status alone (`registryStrategy.ts`). A resource without one answers 404 there.
    */
   readonly statusSubresource: boolean;
+  /** Discovery's categories (`all`, `api-extensions`); the built-ins' own when unset. */
+  readonly categories?: readonly string[];
+  /** The name of the CustomResourceDefinition that serves it; unset for built-ins and resources given in options. */
+  readonly crd?: string;
 }
 
 const ALL_VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] as const;

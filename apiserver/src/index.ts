@@ -17,6 +17,7 @@ export {
   type ServerVersion,
   type ServerProfile,
   type WatchListSupport,
+  type AggregatedDiscoveryVersion,
 } from './serverVersion';
 export { createClusterStore, type ClusterStore, type CompactOptions, type HistoryLimits } from './clusterStore';
 export { ApiStatusError } from './status';

@@ -10,6 +10,7 @@ import { jsonOf, type StoredObject } from './history';
 import { serveList, writeListPage, type ContinueTokens } from './listHandler';
 import { checkKindForVerb, metadataFormOf, negotiateConversion, type ResponseForm } from './mediaTypeConversion';
 import { parseListQuery, queryBoolean } from './listOptions';
+import { serveDiscovery } from './discoveryHandler';
 import { createObject, getObject, parseObjectBody, readBody, updateObject } from './objectHandlers';
 import { checkWriteOptions, managerOf } from './objectWrites';
 import { patchObject } from './patchHandler';
@@ -136,7 +137,7 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
       sendText(response, 200, 'ok');
       return log(200);
     }
-    if (target.kind === 'discovery') return answer(200, JSON.stringify(target.document));
+    if (target.kind === 'discovery') return log(serveDiscovery(request, response, target, state.served, state.profile, gzip));
     if ('status' in authentication) return fail(authentication.status);
     const resource = target.served.resource;
     const statusRoute = target.subresource === 'status' && target.served.statusSubresource;

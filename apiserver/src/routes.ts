@@ -6,7 +6,13 @@ import { coreVersionsDocument, groupDocument, groupListDocument, resourceListDoc
 /** What a path names. */
 export type Route =
   /** `public`: readable without credentials, as `system:public-info-viewer` allows for /version. */
-  | { readonly kind: 'discovery'; readonly document: unknown; readonly public?: boolean }
+  | {
+      readonly kind: 'discovery';
+      readonly document: unknown;
+      readonly public?: boolean;
+      /** `/api` and `/apis` also serve aggregated discovery (`discoveryHandler.ts`). */
+      readonly aggregated?: 'api' | 'apis';
+    }
   | { readonly kind: 'health' }
   | {
       readonly kind: 'resource';
@@ -55,7 +61,7 @@ export function route(path: string, served: readonly ServedResource[], version: 
   if (segments.length === 1 && first === 'version') return { kind: 'discovery', document: version, public: true };
   if (segments.length === 1 && (first === 'healthz' || first === 'livez' || first === 'readyz')) return { kind: 'health' };
   if (first === 'api') {
-    if (segments.length === 1) return { kind: 'discovery', document: coreVersionsDocument() };
+    if (segments.length === 1) return { kind: 'discovery', document: coreVersionsDocument(), aggregated: 'api' };
     if (second === undefined) return UNKNOWN;
     if (segments.length === 2) {
       const document = resourceListDocument(served, '', second);
@@ -64,7 +70,7 @@ export function route(path: string, served: readonly ServedResource[], version: 
     return resourceRoute(served, '', second, segments.slice(2));
   }
   if (first === 'apis') {
-    if (segments.length === 1) return { kind: 'discovery', document: groupListDocument(served) };
+    if (segments.length === 1) return { kind: 'discovery', document: groupListDocument(served), aggregated: 'apis' };
     if (second === undefined) return UNKNOWN;
     if (segments.length === 2) {
       const document = groupDocument(served, second);

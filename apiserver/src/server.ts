@@ -9,6 +9,10 @@ import { namespaces } from 'rx-informer';
 import type { DenyRule } from './auth';
 import { builtinResources, servedResourceOf } from './builtinResources';
 import { ClusterStoreImpl, type ClusterStore } from './clusterStore';
+import { CrdControllers } from './crdControllers';
+import { CUSTOM_RESOURCE_DEFINITIONS_SERVED } from './crdServing';
+import { ClusterStoreWithCrds } from './crdStore';
+import { ServedResources } from './servedResources';
 import { FaultQueue, type FaultControls } from './faults';
 import { loopbackKubeConfig } from './kubeConfig';
 import { ContinueTokens } from './listHandler';
@@ -156,15 +160,20 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const extra = (options.resources ?? []).map(servedResourceOf);
   const profile = options.serverVersion === undefined ? defaultServerProfile() : serverProfile(options.serverVersion);
   const scheduler = options.scheduler ?? asyncScheduler;
-  const store = new ClusterStoreImpl({
+  const store = new ClusterStoreWithCrds({
     historyLimit: options.historyLimit,
     watchCacheCapacity: options.watchCacheCapacity,
     watchCacheWindowMs: options.watchCacheWindowMs,
     now: () => scheduler.now(),
   });
+  const fixed = [...builtinResources, CUSTOM_RESOURCE_DEFINITIONS_SERVED];
+  // Resources given in options replace the built-in of the same group and plural.
+  const served = new ServedResources([...fixed.filter((b) => !extra.some((e) => e.resource.group === b.resource.group && e.resource.plural === b.resource.plural)), ...extra]);
   const state: ServerState = {
     store,
-    served: [...builtinResources.filter((b) => !extra.some((e) => e.resource.group === b.resource.group && e.resource.plural === b.resource.plural)), ...extra],
+    get served() {
+      return served.all;
+    },
     faults: new FaultQueue(() => tokens.expireAll()),
     requests: new RequestLogImpl(),
     tokens,
@@ -182,6 +191,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   };
 
   seedNamespaces(state.store);
+  const crds = new CrdControllers(store, served, scheduler, (resource) => {
+    for (const session of [...state.watches]) {
+      if (session.resource.group === resource.group && session.resource.plural === resource.plural) session.end();
+    }
+  });
 
   const listener = (request: http.IncomingMessage, response: http.ServerResponse): void => {
     request.on('error', () => undefined);
@@ -248,6 +262,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     async close() {
       closed = true;
       compactor.unsubscribe();
+      crds.close();
       await stop();
     },
   };

@@ -31,9 +31,23 @@ export const NEWEST_SERVER_VERSION: ServerVersion = SERVER_VERSIONS[SERVER_VERSI
  */
 export type WatchListSupport = 'unsupported' | 'off' | 'on';
 
+/**
+ * A version of aggregated discovery (KEP-3352): `APIGroupDiscoveryList` of
+ * `apidiscovery.k8s.io/v2beta1` or `v2`, served at `/api` and `/apis` to an `Accept` that asks for it.
+ */
+export type AggregatedDiscoveryVersion = 'v2' | 'v2beta1';
+
 /** What a version's API server does differently for list and watch. */
 export interface ServerProfile {
   readonly version: ServerVersion;
+  /**
+   * The versions of aggregated discovery served, preferred first (apiserver
+   * `endpoints/discovery/aggregated`, `wrapper.go` and `negotiation.go`, and its feature gates):
+   * none in 1.26 (`AggregatedDiscoveryEndpoint` alpha, off), `v2beta1` from 1.27 (beta, on), `v2`
+   * beside it from 1.30 (GA), `v2` alone from 1.33 (`AggregatedDiscoveryRemoveBetaType` on;
+   * kubernetes #134230 locked it in 1.35). Any other `Accept` gets the unaggregated documents.
+   */
+  readonly aggregatedDiscovery: readonly AggregatedDiscoveryVersion[];
   /** Streaming lists: see {@link WatchListSupport}. */
   readonly watchList: WatchListSupport;
   /**
@@ -66,6 +80,12 @@ function minorOf(version: ServerVersion): number {
   return Number(version.slice(2));
 }
 
+function aggregatedDiscovery(minor: number): readonly AggregatedDiscoveryVersion[] {
+  if (minor < 27) return [];
+  if (minor < 30) return ['v2beta1'];
+  return minor < 33 ? ['v2', 'v2beta1'] : ['v2'];
+}
+
 function watchListSupport(minor: number): WatchListSupport {
   if (minor < 27) return 'unsupported';
   return minor === 32 || minor >= 34 ? 'on' : 'off';
@@ -90,6 +110,7 @@ export function serverProfile(version: ServerVersion): ServerProfile {
   return {
     version,
     watchList: watchListSupport(minor),
+    aggregatedDiscovery: aggregatedDiscovery(minor),
     cachePagesLimitedLists: minor >= 31,
     exactListsWaitForFreshness: minor >= 34,
     reportsEmulationVersion: minor >= 33,

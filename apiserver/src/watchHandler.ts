@@ -87,6 +87,11 @@ export class WatchSession {
     return session;
   }
 
+  /** The resource watched. */
+  get resource(): Resource<KubeObject> {
+    return this.request.resource;
+  }
+
   /** False once the watch has ended. */
   get isOpen(): boolean {
     return !this.ended;

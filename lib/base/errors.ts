@@ -25,10 +25,12 @@ export interface Status {
 
 /**
  * What kind of failure an {@link InformerError} is: `status`, `network`, `protocol`, `timeout`
- * come from requests and are retried; `config` is an informer that cannot be made as asked;
- * `object` an object the cache could not take; `stopped` an informer that stopped before it synced.
+ * come from requests and are retried; `resourceGone` is a resource the API server does not serve
+ * (a CRD deleted or not installed yet), retried more slowly; `config` is an informer that cannot
+ * be made as asked; `object` an object the cache could not take; `stopped` an informer that
+ * stopped before it synced.
  */
-export type InformerErrorKind = 'status' | 'network' | 'protocol' | 'config' | 'timeout' | 'object' | 'stopped';
+export type InformerErrorKind = 'status' | 'network' | 'protocol' | 'config' | 'timeout' | 'resourceGone' | 'object' | 'stopped';
 
 /** The base of every error rx-informer reports. Switch on `kind`. */
 export abstract class InformerError extends Error {
@@ -96,6 +98,50 @@ export class StatusError extends InformerError {
     this.status = status;
     this.request = request;
   }
+}
+
+/**
+ * The API server does not serve the resource: a list or watch of its collection was answered
+ * 404 (its CustomResourceDefinition was deleted, or is not installed yet: no collection URL is
+ * ever 404 otherwise, a namespace that does not exist lists empty), or discovery found nothing of
+ * that name or kind. A state more than a failure: an informer retries at its slower
+ * `resourceGoneBackoff` until the resource is served again, `health$` shows this error meanwhile
+ * (`lastError.kind === 'resourceGone'`), and a factory made with `stopWhenResourceGone` stops the
+ * informer instead. `cause` is the 404's {@link StatusError}, when there was one.
+ *
+ * ## Example
+ * ```ts
+ * informer.health$.subscribe((health) => {
+ *   if (health.lastError?.kind === 'resourceGone') console.log('waiting for the CRD:', health.lastError.message);
+ * });
+ * ```
+ */
+export class ResourceGoneError extends InformerError {
+  readonly kind = 'resourceGone' as const;
+  /** The request that got the 404 (`GET /apis/example.com/v1/widgets`), when one did. */
+  readonly request: string | undefined;
+
+  constructor(message: string, options: { readonly cause?: unknown; readonly request?: string } = {}) {
+    super(message, undefined, { cause: options.cause });
+    this.request = options.request;
+  }
+
+  /** The ResourceGoneError a 404 on a collection's list or watch stands for. */
+  static fromNotFound(notFound: StatusError): ResourceGoneError {
+    return new ResourceGoneError(`the resource is not served (${notFound.message})`, { cause: notFound, request: notFound.request });
+  }
+}
+
+/**
+ * True for a {@link ResourceGoneError}: the API server does not serve the resource (now).
+ *
+ * ## Example
+ * ```ts
+ * if (isResourceGone(health.lastError)) console.log('its CustomResourceDefinition is gone');
+ * ```
+ */
+export function isResourceGone(error: unknown): error is ResourceGoneError {
+  return error instanceof ResourceGoneError;
 }
 
 /** The connection failed: refused, reset, DNS, TLS handshake. `code` is Node's (`ECONNREFUSED`). */

@@ -12,9 +12,9 @@ export interface Logger {
   debug(fields: Record<string, unknown>, message: string): void;
   /** Normal milestones: synced, watch re-opened. */
   info(fields: Record<string, unknown>, message: string): void;
-  /** Transient failures that are being retried: 429, 5xx, dropped connections, a reconcile failing again and again. */
+  /** Transient failures that are being retried: 429, 5xx, dropped connections, a resource not served (404), a reconcile failing again and again. */
   warn(fields: Record<string, unknown>, message: string): void;
-  /** Failures that need a person: 401, 403, 404, protocol errors, a handler that threw, an object that cannot be cached. */
+  /** Failures that need a person: 400, 401, 403, protocol errors, a handler that threw, an object that cannot be cached. */
   error(fields: Record<string, unknown>, message: string): void;
 }
 

@@ -13,6 +13,7 @@ import { InformerStoppedError, waitForSync, type WaitForSyncOptions } from '../i
 import { lazyInformer, type LazyInformer } from './lazyInformer';
 import { checkNamespaces, type NamespaceSet } from '../informer/namespaceRuns';
 import type { MetadataOnlyOptions, PartialObjectMetadata } from '../sources/partialObjectMetadata';
+import { resourceDiscovery, type ResourceDiscovery } from '../sources/resourceDiscovery';
 
 export { IndexerConflictError } from './lazyInformer';
 
@@ -41,7 +42,7 @@ export interface ListSelectors {
  * when an informer stops on an error; `scheduler` also runs the factory's own timers.
  */
 export interface InformerFactoryOptions
-  extends Pick<InformerFromOptions, 'freeze' | 'shareUnchanged' | 'streamingList' | 'scheduler' | 'logger' | 'backoff' | 'pageSize'>,
+  extends Pick<InformerFromOptions, 'freeze' | 'shareUnchanged' | 'streamingList' | 'scheduler' | 'logger' | 'backoff' | 'resourceGoneBackoff' | 'pageSize'>,
     Pick<InformerOptions, 'listReadAhead'> {
   /** Watch one namespace (client-go's WithNamespace). Default: all. */
   readonly namespace?: string;
@@ -58,6 +59,11 @@ export interface InformerFactoryOptions
   readonly tweakListOptions?: (selectors: ListSelectors) => ListSelectors;
   /** Runs once per object before it is cached by any informer, e.g. `dropManagedFields`. */
   readonly transform?: <T extends KubeObject>(object: T) => T;
+  /**
+   * The least time (ms) between two discovery fetches that look-ups of `informerForKind` and
+   * `informerForName` which find nothing cause (see `resourceDiscovery`). Default 30_000.
+   */
+  readonly discoveryRefreshInterval?: number;
 }
 
 /** Options of one `informerFor` call. */
@@ -106,6 +112,40 @@ export interface InformerFactory {
   /** The shared informer for a resource named by group, version and plural, typed as `KubeObject`. */
   informerFor(resource: GroupVersionResource, options?: InformerForOptions): Informer<KubeObject>;
   /**
+   * The shared informer for the resource of `kind` in `apiVersion` (`'apps/v1'`, `'Deployment'`),
+   * built-in or custom, found through the API server's discovery (see {@link discovery}): the
+   * informer `informerFor` gives for that resource, shared with it.
+   *
+   * @throws ResourceGoneError (rejects) when the server serves no such resource, even after a
+   * discovery refresh; StatusError, NetworkError when discovery fails.
+   */
+  informerForKind(apiVersion: string, kind: string, options?: InformerForOptions): Promise<Informer<KubeObject>>;
+  /** The shared metadata-only informer for the resource of `kind` in `apiVersion`. */
+  informerForKind(apiVersion: string, kind: string, options: MetadataInformerForOptions): Promise<Informer<PartialObjectMetadata>>;
+  /**
+   * The shared informer for the resource a kubectl-style name names (`'deploy'`, `'po'`,
+   * `'certificates.cert-manager.io'`, `'deployments.v1.apps'`), found through discovery as
+   * `informerForKind`'s.
+   *
+   * @throws ResourceGoneError (rejects) when the server serves no such resource, even after a
+   * discovery refresh; StatusError, NetworkError when discovery fails.
+   */
+  informerForName(name: string, options?: InformerForOptions): Promise<Informer<KubeObject>>;
+  /** The shared metadata-only informer for the resource a kubectl-style name names. */
+  informerForName(name: string, options: MetadataInformerForOptions): Promise<Informer<PartialObjectMetadata>>;
+  /**
+   * The factory's discovery: the resources the API server serves, cached, fetched again when a
+   * look-up finds nothing (at most once per `discoveryRefreshInterval`).
+   */
+  readonly discovery: ResourceDiscovery;
+  /**
+   * Tears one informer down (controller-runtime's `RemoveInformer`): completes its streams as
+   * `shutdown()` does, stops its requests and timers, and forgets it, so that the next
+   * `informerFor` of the same resource and scope makes a new one. Resolves once it has stopped;
+   * at once for an informer the factory does not hold (any more).
+   */
+  removeInformer(informer: Informer<KubeObject> | Informer<PartialObjectMetadata>): Promise<void>;
+  /**
    * Runs every informer made so far, and those made later, and lets every stream subscribed to
    * them through. Idempotent. An informer whose cache failed is started again.
    */
@@ -127,6 +167,8 @@ export interface InformerFactory {
 
 interface Entry {
   readonly lazy: LazyInformer;
+  /** Completes the informer's streams when `removeInformer` tears it down. */
+  readonly removed$: Subject<void>;
   /** The factory's own subscription, which keeps the informer running between start and shutdown. */
   running: Subscription | undefined;
   /** Why the informer's cache failed, when it did (cleared by the next start). */
@@ -190,6 +232,13 @@ export function informerFactory(kubeConfig: KubeConfig, options: InformerFactory
       switchMap(() => source),
       takeUntil(shutdowns$),
     );
+  // removeInformer completes one informer's streams as shutdown() completes them all.
+  const gateUntil =
+    (removed$: Observable<void>) =>
+    <V>(source: Observable<V>): Observable<V> =>
+      gate(source).pipe(takeUntil(removed$));
+  // Made now, so that a bad interval throws here; it requests nothing before its first look-up.
+  const discovery: ResourceDiscovery = resourceDiscovery(kubeConfig, { scheduler, minRefreshInterval: options.discoveryRefreshInterval });
 
   const run = (entry: Entry): void => {
     if (entry.running !== undefined && !entry.running.closed) return;
@@ -218,12 +267,13 @@ export function informerFactory(kubeConfig: KubeConfig, options: InformerFactory
       const scope = { namespace, namespaces, ...selectors };
       const name = metadataOnly === false ? informerName(descriptor, scope) : `${informerName(descriptor, scope)} (metadata)`;
       checkInformerConfig(kubeConfig, name, selectors);
-      const { tweakListOptions: _tweak, ...informerOptions } = options;
+      const { tweakListOptions: _tweak, discoveryRefreshInterval: _interval, ...informerOptions } = options;
       const build = (indexers: Readonly<Record<string, IndexFunc<KubeObject>>>): Informer<KubeObject> => {
         const buildOptions = { ...informerOptions, ...scope, name, namespace: namespace || undefined, namespaces, indexers };
         return metadataOnly === false ? informer(kubeConfig, descriptor, buildOptions) : informer(kubeConfig, descriptor, { ...buildOptions, metadataOnly });
       };
-      entry = { lazy: lazyInformer(name, build, gate, scheduler), running: undefined, failure: undefined };
+      const removed$ = new Subject<void>();
+      entry = { lazy: lazyInformer(name, build, gateUntil(removed$), scheduler), removed$, running: undefined, failure: undefined };
       entries.set(key, entry);
       if (started$.value) run(entry);
     }
@@ -231,8 +281,32 @@ export function informerFactory(kubeConfig: KubeConfig, options: InformerFactory
     return entry.lazy.informer;
   }
 
+  /** Stops an entry's informer and resolves once it reports idle. */
+  const stop = async (stopping: readonly Entry[]): Promise<void> => {
+    for (const entry of stopping) {
+      entry.running?.unsubscribe();
+      entry.running = undefined;
+    }
+    // Each informer stops after its grace period (by default when this task ends) and reports idle.
+    const built = stopping.flatMap((entry) => entry.lazy.built() ?? []);
+    await Promise.all(built.map((informer) => firstValueFrom(informer.health$.pipe(filter((health) => health.phase === 'idle')))));
+  };
+
   return {
     informerFor: informerFor as InformerFactory['informerFor'],
+    informerForKind: (async (apiVersion: string, kind: string, forOptions?: InformerForOptions | MetadataInformerForOptions) =>
+      informerFor((await discovery.resourceForKind(apiVersion, kind)).resource, forOptions)) as InformerFactory['informerForKind'],
+    informerForName: (async (name: string, forOptions?: InformerForOptions | MetadataInformerForOptions) =>
+      informerFor((await discovery.resourceForName(name)).resource, forOptions)) as InformerFactory['informerForName'],
+    discovery,
+    async removeInformer(removed) {
+      const found = [...entries].find(([, entry]) => entry.lazy.informer === removed);
+      if (found === undefined) return;
+      const [key, entry] = found;
+      entries.delete(key);
+      entry.removed$.next();
+      await stop([entry]);
+    },
     start() {
       if (!started$.value) started$.next(true);
       for (const entry of entries.values()) run(entry);
@@ -249,13 +323,7 @@ export function informerFactory(kubeConfig: KubeConfig, options: InformerFactory
     async shutdown() {
       started$.next(false);
       shutdowns$.next();
-      for (const entry of entries.values()) {
-        entry.running?.unsubscribe();
-        entry.running = undefined;
-      }
-      // Each informer stops after its grace period (by default when this task ends) and reports idle.
-      const stopping = [...entries.values()].flatMap((entry) => entry.lazy.built() ?? []);
-      await Promise.all(stopping.map((built) => firstValueFrom(built.health$.pipe(filter((health) => health.phase === 'idle')))));
+      await stop([...entries.values()]);
     },
   };
 }

@@ -301,6 +301,7 @@ export function informerOfRuns<T extends KubeObject = KubeObject>(
     scheduler,
     logger,
     backoff: options.backoff,
+    resourceGoneBackoff: options.resourceGoneBackoff,
     pageSize: options.pageSize,
     streamingList: options.streamingList,
     watchTimeoutSeconds: options.watchTimeoutSeconds,

@@ -60,6 +60,14 @@ export interface InformerFromOptions<T extends KubeObject = KubeObject> {
   /** Retry delays. Default client-go's: 800 ms doubling to a 30 s cap, each wait drawn from [d, 2d), reset after 2 min healthy. */
   readonly backoff?: BackoffConfig;
   /**
+   * Retry delays while the resource is not served: a 404 on its list or watch (its
+   * CustomResourceDefinition deleted, or not installed yet), shown on `health$` as a
+   * `ResourceGoneError` (`lastError.kind === 'resourceGone'`) until the resource is served again
+   * and the informer resumes with a new list. Default 5 s doubling to a 2 min cap, each wait drawn
+   * from [d, 2d): at most one list every 2 to 4 min while it lasts.
+   */
+  readonly resourceGoneBackoff?: BackoffConfig;
+  /**
    * Items per list page. Default 500 (client-go's). A page is parsed in one piece, so smaller
    * pages shorten the longest event-loop stall of a large sync and lower its peak memory, for a
    * little more sync time (docs/guides/memory.md; docs/PERFORMANCE.md, "What limits what").

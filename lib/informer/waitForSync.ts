@@ -80,8 +80,9 @@ export type SyncedSnapshots<I extends readonly Informer<KubeObject>[]> = {
  * 2. Rejects at once when an informer backs off from a 400 Bad Request (a field selector the
  *    resource does not support, say): no retry can fix it. The error names the informer.
  * 3. On timeout, when exactly one informer is unsynced and it reports an error, rejects with that
- *    error (a `StatusError` with code 403 or 404, a `NetworkError` for a refused connection ...),
- *    whose message starts with the informer's name.
+ *    error (a `StatusError` with code 403, a `ResourceGoneError` for a resource not served (a CRD
+ *    not installed), a `NetworkError` for a refused connection ...), whose message starts with
+ *    the informer's name.
  * 4. Otherwise rejects with a {@link SyncTimeoutError} naming each unsynced informer, its phase and
  *    its last error.
  * 5. Rejects at once with an {@link InformerStoppedError} for an informer that stops before it

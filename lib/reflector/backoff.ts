@@ -60,11 +60,28 @@ export const defaultBackoffConfig: ResolvedBackoffConfig = Object.freeze({
 });
 
 /**
- * Fills in defaults and rejects nonsense early.
+ * The retries of a resource the API server does not serve (a 404 on its collection: its
+ * CustomResourceDefinition deleted, or not installed yet): 5 s doubling to a 2 min cap, each wait
+ * drawn from [d, 2d), so at most one list per 2 to 4 min per informer while the resource is gone,
+ * and a resource that comes back is found within twice the wait reached. Its own sequence, apart
+ * from the other failures' (a 500 between two 404s still waits 800 ms), started over once the
+ * resource is served again. client-go has no such policy: its reflector retries a 404 like any
+ * failure, at most every 30 to 60 s, for ever (controller-runtime #935).
+ */
+export const defaultResourceGoneBackoffConfig: ResolvedBackoffConfig = Object.freeze({
+  initialMs: 5_000,
+  maxMs: 120_000,
+  factor: 2,
+  resetAfterMs: 120_000,
+  jitter: 'add',
+});
+
+/**
+ * Fills in defaults (client-go's, or `defaults`) and rejects nonsense early.
  * @throws RangeError when a duration is negative or not finite, or `factor` is below 1.
  */
-export function resolveBackoffConfig(config: BackoffConfig = {}): ResolvedBackoffConfig {
-  const resolved: ResolvedBackoffConfig = { ...defaultBackoffConfig, ...withoutUndefined(config) };
+export function resolveBackoffConfig(config: BackoffConfig = {}, defaults: ResolvedBackoffConfig = defaultBackoffConfig): ResolvedBackoffConfig {
+  const resolved: ResolvedBackoffConfig = { ...defaults, ...withoutUndefined(config) };
   for (const key of ['initialMs', 'maxMs', 'resetAfterMs'] as const) {
     if (!Number.isFinite(resolved[key]) || resolved[key] < 0) {
       throw new RangeError(`backoff ${key} must be a finite number >= 0, got ${resolved[key]}`);

@@ -123,7 +123,7 @@ function runReflector<T extends KubeObject>(lw: ListerWatcher<T>, settings: Refl
     if (state.name === 'idle' && input.type !== 'start') return;
     const before = { state, context };
     const now = scheduler.now();
-    const transition = step(state, context, input, { now, random: settings.random, backoff: settings.backoff });
+    const transition = step(state, context, input, { now, random: settings.random, backoff: settings.backoff, resourceGoneBackoff: settings.resourceGoneBackoff });
     ({ state, context } = transition);
     if (transition.log !== undefined) host.log(transition.log.level, transition.log.message, transitionLogFields(input, transition));
     const { effect } = transition;

@@ -3,7 +3,7 @@ import type { SchedulerLike } from 'rxjs';
 import { defaultLogger } from '../base/logger';
 import type { Logger } from '../base/logger';
 import { MAX_TIMER_MS } from '../base/longDelays';
-import { resolveBackoffConfig } from './backoff';
+import { defaultResourceGoneBackoffConfig, resolveBackoffConfig } from './backoff';
 import type { BackoffConfig } from './backoff';
 import { watchIdleMs } from './requestOptions';
 
@@ -17,6 +17,12 @@ export interface ReflectConfig {
   random?: () => number;
   /** Retry delays. Default: 800 ms doubling to a 30 s cap, each wait in [d, 2d), reset after 2 min without a failure. */
   backoff?: BackoffConfig;
+  /**
+   * Retry delays while the resource is not served (a 404 on its list or watch: its CRD deleted or
+   * not yet installed): its own sequence, apart from `backoff`'s. Default: 5 s doubling to a 2 min
+   * cap, each wait in [d, 2d), started over once the resource is served again.
+   */
+  resourceGoneBackoff?: BackoffConfig;
   /**
    * Items per list page (`limit`), and per Replace page of a streaming list. Default 500. 0 lists
    * unpaged (a streaming list then still emits pages of 500).
@@ -71,6 +77,7 @@ export function resolveReflectConfig(config: ReflectConfig, supportsStreamingLis
     scheduler: config.scheduler ?? asyncScheduler,
     random: config.random ?? Math.random,
     backoff: resolveBackoffConfig(config.backoff),
+    resourceGoneBackoff: resolveBackoffConfig(config.resourceGoneBackoff, defaultResourceGoneBackoffConfig),
     pageSize,
     streamingList: config.streamingList ?? supportsStreamingList,
     initialEventsTimeoutMs,

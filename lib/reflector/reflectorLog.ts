@@ -24,7 +24,8 @@ export function reflectorLog(logger: Logger, name: string): ReflectorLog {
 /** The fields of a transition's log line: where the reflector is, and why it waits. */
 export function transitionLogFields(input: ReflectorInput, transition: ReflectorTransition): Record<string, unknown> {
   const fields: Record<string, unknown> = { resourceVersion: transition.context.resourceVersion, attempt: transition.context.failures };
-  if (input.type === 'failed') fields['err'] = input.error;
+  // The error as the reflector took it: a 404 becomes the ResourceGoneError that wraps it.
+  if (input.type === 'failed') fields['err'] = transition.context.lastError?.cause === input.error ? transition.context.lastError : input.error;
   if (transition.state.name === 'backingOff') fields['retryInMs'] = transition.state.delayMs;
   return fields;
 }

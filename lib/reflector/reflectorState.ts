@@ -1,7 +1,7 @@
 import type { ReflectorPhase } from './health';
-import { IdleTimeoutError, NetworkError, ProtocolError, StatusError, isExpired, isTooLargeResourceVersion } from '../base/errors';
+import { IdleTimeoutError, NetworkError, ProtocolError, ResourceGoneError, StatusError, isExpired, isTooLargeResourceVersion } from '../base/errors';
 import type { InformerError } from '../base/errors';
-import { initialBackoffState, nextBackoff } from './backoff';
+import { defaultResourceGoneBackoffConfig, initialBackoffState, nextBackoff } from './backoff';
 import type { BackoffState, ResolvedBackoffConfig } from './backoff';
 
 /**
@@ -93,6 +93,11 @@ export interface ReflectorContext {
   readonly lastError: InformerError | undefined;
   /** The retry delay sequence (reset by time, not by success: client-go's rule). */
   readonly backoff: BackoffState;
+  /**
+   * The retry delay sequence while the resource is not served (404s), apart from `backoff`'s;
+   * started over by a successful list.
+   */
+  readonly goneBackoff: BackoffState;
 }
 
 /** Something that happened, fed to {@link step}. */
@@ -148,6 +153,8 @@ export interface StepEnvironment {
   readonly now: number;
   readonly random: () => number;
   readonly backoff: ResolvedBackoffConfig;
+  /** The delays while the resource is not served. Default `defaultResourceGoneBackoffConfig`. */
+  readonly resourceGoneBackoff?: ResolvedBackoffConfig;
 }
 
 /** A watch that closes sooner than this with no event is a failure (else a closing server spins us). */
@@ -163,6 +170,7 @@ export function initialContext(streamingList: boolean): ReflectorContext {
     failures: 0,
     lastError: undefined,
     backoff: initialBackoffState,
+    goneBackoff: initialBackoffState,
   };
 }
 
@@ -257,6 +265,7 @@ function closed(state: RequestState, context: ReflectorContext, input: Reflector
 }
 
 function failed(state: RequestState, context: ReflectorContext, error: InformerError, env: StepEnvironment): ReflectorTransition {
+  if (error instanceof StatusError && error.code === 404) return resourceGone(context, ResourceGoneError.fromNotFound(error), env);
   const failing: ReflectorContext = { ...context, failures: context.failures + 1, lastError: error };
   switch (state.name) {
     case 'listing':
@@ -314,6 +323,24 @@ function streamingListFailed(state: RequestState & { name: 'streamingList' }, co
   return listInstead(failing, { level: 'warn', message: `the streaming list failed (${error.message}); listing in pages instead` });
 }
 
+/**
+ * A 404 on the list or watch of a collection: the resource is not served (its CRD deleted or not
+ * yet installed), whatever the request was. Not client-go's rule (it retries a 404 like any
+ * failure): wait as `resourceGoneBackoff` says, on its own sequence, then relist, since a resource
+ * served again (a CRD created again) holds new objects. Streaming lists stay on: a 404 says
+ * nothing about them.
+ */
+function resourceGone(context: ReflectorContext, error: ResourceGoneError, env: StepEnvironment): ReflectorTransition {
+  const failing: ReflectorContext = { ...context, failures: context.failures + 1, lastError: error };
+  const { delayMs, state: goneBackoff } = nextBackoff(context.goneBackoff, { now: env.now, random: env.random() }, env.resourceGoneBackoff ?? defaultResourceGoneBackoffConfig);
+  return {
+    state: { name: 'backingOff', next: relistRequest(failing), delayMs },
+    context: { ...failing, goneBackoff },
+    effect: { kind: 'wait', delayMs },
+    log: { level: 'warn', message: 'the resource is not served (its CustomResourceDefinition deleted or not installed?); relisting after backing off (resourceGoneBackoff)' },
+  };
+}
+
 /** Opens the paged list `context` calls for, at once. */
 function listInstead(context: ReflectorContext, log: ReflectorLogLine): ReflectorTransition {
   return open(context, relistRequest({ ...context, streamingList: false }), log);
@@ -342,7 +369,7 @@ function open(context: ReflectorContext, request: ReflectorRequest, log: Reflect
 }
 
 function synced(context: ReflectorContext, resourceVersion: string): ReflectorContext {
-  return { ...context, resourceVersion, resourceVersionUnavailable: false, failures: 0, lastError: undefined };
+  return { ...context, resourceVersion, resourceVersionUnavailable: false, failures: 0, lastError: undefined, goneBackoff: initialBackoffState };
 }
 
 function unchanged(state: ReflectorState, context: ReflectorContext): ReflectorTransition {
@@ -354,11 +381,11 @@ function info(message: string): ReflectorLogLine {
 }
 
 /**
- * 400, 401, 403 and 404 are retried like the rest but logged as errors: they need a human (a bad
- * selector, RBAC, a CRD).
+ * 400, 401 and 403 are retried like the rest but logged as errors: they need a human (a bad
+ * selector, RBAC). A 404 never gets here: it is a resource not served (see `resourceGone`).
  */
 function needsAHuman(error: InformerError): boolean {
-  return error instanceof StatusError && (error.code === 400 || error.code === 401 || error.code === 403 || error.code === 404);
+  return error instanceof StatusError && (error.code === 400 || error.code === 401 || error.code === 403);
 }
 
 /** A 400: the request itself is wrong, and asking again soon will not change the answer. */

@@ -198,23 +198,25 @@ describe('discovery', () => {
   it('lists the core version at /api and the named groups at /apis', async () => {
     expect((await get(server, '/api')).json.versions).toEqual(['v1']);
     const groups = (await get(server, '/apis')).json.groups;
-    expect(groups.map((g: { name: string }) => g.name).sort()).toEqual(['apps', 'coordination.k8s.io', 'events.k8s.io', 'example.com']);
+    expect(groups.map((g: { name: string }) => g.name).sort()).toEqual(['apiextensions.k8s.io', 'apps', 'coordination.k8s.io', 'events.k8s.io', 'example.com']);
     expect(groups.find((g: { name: string }) => g.name === 'apps').versions).toEqual([{ groupVersion: 'apps/v1', version: 'v1' }]);
   });
 
-  it('describes resources with kind, namespaced, verbs, singularName and shortNames', async () => {
+  it('describes resources with kind, namespaced, verbs, singularName, shortNames, categories and their status subresource', async () => {
     const core = (await get(server, '/api/v1')).json;
     expect(core.groupVersion).toBe('v1');
-    expect(core.resources.find((r: { name: string }) => r.name === 'pods')).toEqual({
-      name: 'pods',
-      singularName: 'pod',
-      namespaced: true,
-      kind: 'Pod',
-      verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
-      shortNames: ['po'],
-    });
-    // A status subresource is listed after its resource, as the API server lists it.
-    expect(core.resources.find((r: { name: string }) => r.name === 'pods/status')).toEqual({ name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get', 'patch', 'update'] });
+    expect(core.resources.filter((r: { name: string }) => r.name.startsWith('pods'))).toEqual([
+      {
+        name: 'pods',
+        singularName: 'pod',
+        namespaced: true,
+        kind: 'Pod',
+        verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+        shortNames: ['po'],
+        categories: ['all'],
+      },
+      { name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get', 'patch', 'update'] },
+    ]);
     expect(core.resources.find((r: { name: string }) => r.name === 'configmaps/status')).toBeUndefined();
     expect(core.resources.find((r: { name: string }) => r.name === 'nodes')).toMatchObject({ namespaced: false, kind: 'Node' });
     const custom = (await get(server, '/apis/example.com/v1')).json;

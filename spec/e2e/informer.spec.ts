@@ -6,7 +6,7 @@ import { defineResource } from '../../lib/resources/resource';
 import { configMaps, pods, type Pod } from '../../lib/resources/builtins';
 import type { InformerHealth } from '../../lib/reflector/health';
 import type { KubeObject } from '../../lib/base/object';
-import { NetworkError, StatusError } from '../../lib/base/errors';
+import { NetworkError, ResourceGoneError, StatusError } from '../../lib/base/errors';
 import { silentLogger } from '../../lib/base/logger';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { startApiServer, type ApiServer } from '../../apiserver/src';
@@ -118,19 +118,19 @@ describeEachServerVersion('informer against the loopback API server', (serverVer
     expect(slowSeen).toEqual(['p1', 'p2', 'p3']);
   });
 
-  it('retries the 404 of a resource the server does not serve (a CRD may come), naming the informer and the request on health$ from the first failure', async () => {
+  it('shows a resource the server does not serve (a CRD may come) as a ResourceGoneError from the first 404, naming the informer and the request, and retries it at resourceGoneBackoff', async () => {
     const gadgets = defineResource({ group: 'example.com', version: 'v1', plural: 'gadgets', kind: 'Gadget', namespaced: true });
-    const gadgetInformer = informer(server.kubeConfig, gadgets, { backoff, logger: silentLogger });
+    const gadgetInformer = informer(server.kubeConfig, gadgets, { backoff, resourceGoneBackoff: { initialMs: 20, maxMs: 40 }, logger: silentLogger });
     const healths: InformerHealth[] = [];
     keep(gadgetInformer.health$.subscribe((health) => healths.push(health)));
     const failure = await waitForSync([gadgetInformer], { timeout: 300 }).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(StatusError);
-    expect((failure as StatusError).code).toBe(404);
-    expect((failure as StatusError).message).toMatch(/^gadgets\.example\.com: 404 NotFound on GET \/apis\/example\.com\/v1\/gadgets: /);
+    expect(failure).toBeInstanceOf(ResourceGoneError);
+    expect((failure as ResourceGoneError).message).toBe('gadgets.example.com: the resource is not served (404 NotFound on GET /apis/example.com/v1/gadgets: the server could not find the requested resource)');
+    expect(((failure as ResourceGoneError).cause as StatusError).code).toBe(404);
     const firstFailure = healths.find((health) => health.lastError !== undefined);
-    // The streaming list's 404 comes first; the informer lists in pages at once, then backs off.
-    expect(firstFailure).toMatchObject({ phase: 'listing', attempt: 1 });
-    expect(firstFailure?.lastError?.message).toBe((failure as StatusError).message);
+    // A 404 on the streaming list is no reason to list in pages: it backs off at once, streaming still.
+    expect(firstFailure).toMatchObject({ phase: 'backingOff', attempt: 1 });
+    expect(firstFailure?.lastError?.message).toBe((failure as ResourceGoneError).message);
     expect(server.requests.entries.filter((r) => r.path === '/apis/example.com/v1/gadgets').length).toBeGreaterThan(1);
   });
 

@@ -218,7 +218,7 @@ describe('reflectorState.step: logs and inputs that do not apply', () => {
     [400, 'error'],
     [401, 'error'],
     [403, 'error'],
-    [404, 'error'],
+    [404, 'warn'],
     [429, 'warn'],
     [500, 'warn'],
     [410, 'info'],

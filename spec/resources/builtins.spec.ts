@@ -151,15 +151,21 @@ describeEachServerVersion('every built-in descriptor against the loopback API se
   });
   afterAll(() => server.close());
 
+  // The loopback server checks a CustomResourceDefinition as the API server does: its name is
+  // `<plural>.<group>`, and it needs names, a scope and a storage version.
+  // Names carry the group otherwise: a kind served in two groups (core and events.k8s.io Events) is one object in the server's store.
+  const nameOf = (resource: Resource<KubeObject>): string =>
+    resource === builtins.customResourceDefinitions ? 'ones.example.com' : resource.group === '' ? `one-${resource.plural}` : `one-${resource.plural}.${resource.group}`;
+  const crdSpec = { group: 'example.com', names: { plural: 'ones', kind: 'One' }, scope: 'Namespaced', versions: [{ name: 'v1', served: true, storage: true }] };
+
   it('lists and watches each resource at its URL: the informer syncs with the object created there', async () => {
-    // Names carry the group: a kind served in two groups (core and events.k8s.io Events) is one object in the server's store.
-    const nameOf = (resource: Resource<KubeObject>): string => (resource.group === '' ? `one-${resource.plural}` : `one-${resource.plural}.${resource.group}`);
     for (const resource of descriptors) {
       server.store.create(resource, {
         apiVersion: apiVersionOf(resource),
         kind: resource.kind,
         metadata: { name: nameOf(resource), ...(resource.namespaced ? { namespace: 'default' } : {}) },
-      });
+        ...(resource === builtins.customResourceDefinitions ? { spec: crdSpec } : {}),
+      } as KubeObject);
     }
     // Sixty-odd watches end together at teardown, against a server about to close: a reset one is retried, not a finding here.
     const informers = descriptors.map((resource) => informer(server.kubeConfig, resource, { logger: silentLogger }));
