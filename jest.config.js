@@ -10,7 +10,11 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/', '/spec/clients/'],
   // The packages' own names resolve to their sources, as tsconfig.json's `paths` say, so that examples
   // and specs import `rx-informer` and `rx-informer-apiserver` as users do.
-  moduleNameMapper: Object.fromEntries(ALL_ENTRY_POINTS.map((entry) => [`^${specifierOf(entry)}$`, `<rootDir>/${entry.source}`])),
+  // client-node 2.x, an ES module, through Node's own require (spec/support/clientNodeInJest.js).
+  moduleNameMapper: {
+    ...Object.fromEntries(ALL_ENTRY_POINTS.map((entry) => [`^${specifierOf(entry)}$`, `<rootDir>/${entry.source}`])),
+    '^@kubernetes/client-node$': '<rootDir>/spec/support/clientNodeInJest.js',
+  },
   transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
   testTimeout: 20000,
   detectOpenHandles: false,

@@ -74,16 +74,17 @@ function scenarioTable(title: string, runs: readonly RunRecord[], kind: 'unpaged
 
 
 /**
- * One table of the object-size dimension: a row per (kind of objects, cache size, GC), every
- * variant (`failed` where every run of a cell failed, e.g. a list longer than V8's longest string),
- * then b's ratios to the others.
+ * One table of the object-size dimension: a row per (kind of objects, cache size) at V8's default
+ * GC when the run has it, the setting every kind is measured under (the pods' other settings are
+ * in sections 1–3), every variant (`failed` where every run of a cell failed, e.g. a list longer
+ * than V8's longest string), then b's ratios to the others.
  */
 function objectSizeTable(title: string, bench: BenchRun, gcs: readonly GcSetting[], metric: MetricName, digits: number): Table {
   const { runs, profile } = bench;
   const rows: string[][] = [];
   for (const objects of OBJECT_ORDER) {
     for (const pods of profile.objectSizes.caches) {
-      for (const gc of gcs) {
+      for (const gc of gcs.includes('default') ? (['default'] as const) : gcs) {
         const where = (job: Job): boolean => job.kind === 'main' && objectsOf(job) === objects && job.pods === pods && job.gc === gc;
         if (!runs.some((run) => where(run.job))) continue;
         const values = row(runs, where, metric);

@@ -28,7 +28,7 @@ async function main() {
   try {
     const { code, output } = await run(program, { ...process.env, KUBECONFIG: kubeconfig });
     process.stdout.write(`${output.trimEnd().replace(/^/gm, '  ')}\n`);
-    const expected = [new RegExp(`^synced: ${PODS} pods, \\d+ with app=web$`, 'm'), /^handler synced$/m, /^updated: 5 pods \(/m];
+    const expected = [new RegExp(`^synced: ${PODS} pods, \\d+ with app=web$`, 'm'), /^updated: 5 pods \(/m];
     const missing = expected.filter((line) => !line.test(output));
     if (code !== 0) throw new Error(`the quickstart exited with ${code}`);
     if (missing.length > 0) throw new Error(`the quickstart did not print ${missing.join(', ')}`);

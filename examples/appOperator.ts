@@ -57,7 +57,6 @@ import {
   type Service,
 } from 'rx-informer';
 import { controller, finalizer, type ControllerReconciler, type ControllerWrites, type FinalizerRequest } from 'rx-informer/controller';
-import { aborted } from './kubeApi';
 
 /** An App: what the operator keeps in the cluster for it. */
 export interface App extends KubeObject {
@@ -273,16 +272,9 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-if (require.main === module) {
-  void (async () => {
-    const { KubeConfig } = await import('@kubernetes/client-node');
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromDefault();
-    const stop = new AbortController();
-    process.once('SIGINT', () => stop.abort());
-    await main(kubeConfig, { namespace: process.argv[2], signal: stop.signal });
-  })().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
+/** Resolves when `signal` aborts (at once if it has); never without a signal. */
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return new Promise<void>(() => undefined);
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }

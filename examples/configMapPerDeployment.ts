@@ -9,10 +9,13 @@
  *   queue: a Deployment that changes three times while a write is in flight is reconciled once more.
  * - The resync period re-delivers every Deployment, repairing any drift a missed event left.
  * - A ConfigMap edited or deleted by someone else is put back (its owner is reconciled).
+ * - Writes go through client-node's typed client (`CoreV1Api`); its `patchNamespaced*` methods
+ *   send a JSON Patch unless told otherwise, so the merge patch below sets its content type.
  *
- * Run: `npx ts-node examples/configMapPerDeployment.ts [namespace]` (current kubeconfig context; Ctrl-C stops).
+ * Run: `npx ts-node examples/run/configMapPerDeployment.ts [namespace]` (current kubeconfig
+ * context; Ctrl-C stops).
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1ConfigMap, type V1OwnerReference } from '@kubernetes/client-node';
 import { Subscription } from 'rxjs';
 import {
   apiVersionOf,
@@ -24,7 +27,6 @@ import {
   namespaceIndex,
   OWNER_INDEX,
   ownerIndex,
-  resourcePath,
   splitKey,
   waitForSync,
   type ConfigMap,
@@ -32,7 +34,6 @@ import {
   type Logger,
   type Snapshot,
 } from 'rx-informer';
-import { aborted, KubeApiError, kubeJson } from './kubeApi';
 
 /** Options of {@link main}. */
 export interface ConfigMapControllerOptions {
@@ -65,6 +66,7 @@ export function desiredData(deployment: Deployment): Record<string, string> {
 export async function main(kubeConfig: KubeConfig, options: ConfigMapControllerOptions = {}): Promise<void> {
   const log = options.log ?? ((line: string) => console.log(line));
   const { namespace, logger } = options;
+  const core = kubeConfig.makeApiClient(CoreV1Api);
   const deploymentInformer = informer(kubeConfig, deployments, { namespace, logger, transform: dropManagedFields });
   const configMapInformer = informer(kubeConfig, configMaps, {
     namespace,
@@ -89,10 +91,10 @@ export async function main(kubeConfig: KubeConfig, options: ConfigMapControllerO
       serial
         .run(key, async () => {
           // Read the latest caches when the work starts, not the state the event carried.
-          const outcome = await reconcileOne(kubeConfig, key, deploymentsNow?.get(key), configMapsNow);
+          const outcome = await reconcileOne(core, key, deploymentsNow?.get(key), configMapsNow);
           if (outcome !== undefined) log(`${outcome} ${infoName(splitKey(key).name)} for ${key}`);
         })
-        .catch((error: unknown) => log(`reconcile ${key} failed: ${error instanceof Error ? error.message : String(error)}`));
+        .catch((error: unknown) => log(`reconcile ${key} failed: ${errorLine(error)}`));
 
     running.add(
       deploymentInformer
@@ -128,36 +130,35 @@ export async function main(kubeConfig: KubeConfig, options: ConfigMapControllerO
 type Outcome = 'created' | 'updated' | 'deleted' | undefined;
 
 /** Makes the ConfigMap of the Deployment under `key` match it, or removes it when the Deployment is gone. */
-async function reconcileOne(kubeConfig: KubeConfig, key: string, deployment: Deployment | undefined, cached: Snapshot<ConfigMap> | undefined): Promise<Outcome> {
+async function reconcileOne(core: CoreV1Api, key: string, deployment: Deployment | undefined, cached: Snapshot<ConfigMap> | undefined): Promise<Outcome> {
   const { namespace, name } = splitKey(key);
-  const path = resourcePath(configMaps, { namespace, name: infoName(name) });
-  const current = cached?.get(`${namespace}/${infoName(name)}`);
+  const configMapName = infoName(name);
+  const current = cached?.get(`${namespace}/${configMapName}`);
 
   if (deployment === undefined || deployment.metadata.deletionTimestamp !== undefined) {
     // On a real cluster the garbage collector deletes owned objects too; deleting first is harmless.
     if (current === undefined) return undefined;
-    await ignoreNotFound(kubeJson(kubeConfig, 'DELETE', path));
+    await expectingStatus(404, core.deleteNamespacedConfigMap({ namespace, name: configMapName }));
     return 'deleted';
   }
 
   const data = desiredData(deployment);
-  const ownerReferences = [
+  const ownerReferences: V1OwnerReference[] = [
     { apiVersion: apiVersionOf(deployments), kind: deployments.kind, name, uid: deployment.metadata.uid ?? '', controller: true, blockOwnerDeletion: true },
   ];
   if (current !== undefined && sameData(current.data, data) && current.metadata.ownerReferences?.[0]?.uid === deployment.metadata.uid) return undefined;
 
-  const body: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: infoName(name), namespace, ownerReferences }, data };
   if (current === undefined) {
-    try {
-      await kubeJson(kubeConfig, 'POST', resourcePath(configMaps, { namespace }), body);
-      return 'created';
-    } catch (error) {
-      // The cache lags our own writes: the ConfigMap may exist already. Patch it instead.
-      if (!(error instanceof KubeApiError && error.code === 409)) throw error;
-    }
+    const body: V1ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: configMapName, namespace, ownerReferences }, data };
+    // The cache lags our own writes: the ConfigMap may exist already (409). Patch it instead.
+    if (await expectingStatus(409, core.createNamespacedConfigMap({ namespace, body }))) return 'created';
   }
   // A merge patch replaces `data` and `ownerReferences` whole and needs no resourceVersion.
-  await kubeJson(kubeConfig, 'PATCH', path, { metadata: { ownerReferences }, data: { ...nullsFor(current?.data), ...data } }, 'application/merge-patch+json');
+  // Without the header, client-node would send the body as a JSON Patch, which it is not.
+  await core.patchNamespacedConfigMap(
+    { namespace, name: configMapName, body: { metadata: { ownerReferences }, data: { ...nullsFor(current?.data), ...data } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
   return 'updated';
 }
 
@@ -185,12 +186,22 @@ function nullsFor(data: Readonly<Record<string, string>> | undefined): Record<st
   return Object.fromEntries(Object.keys(data ?? {}).map((key) => [key, null]));
 }
 
-async function ignoreNotFound(request: Promise<unknown>): Promise<void> {
+/** Awaits a write; true when it succeeded, false when the API server answered `code`, which is expected. */
+async function expectingStatus(code: number, request: Promise<unknown>): Promise<boolean> {
   try {
     await request;
+    return true;
   } catch (error) {
-    if (!(error instanceof KubeApiError && error.code === 404)) throw error;
+    if (error instanceof ApiException && error.code === code) return false;
+    throw error;
   }
+}
+
+/** Resolves when `signal` aborts (at once if it has); never without a signal. */
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return new Promise<void>(() => undefined);
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 /** Runs tasks one after another per key; different keys run concurrently. */
@@ -209,16 +220,18 @@ class KeyedSerializer {
   }
 }
 
-if (require.main === module) {
-  void (async () => {
-    const { KubeConfig } = await import('@kubernetes/client-node');
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromDefault();
-    const stop = new AbortController();
-    process.once('SIGINT', () => stop.abort());
-    await main(kubeConfig, { namespace: process.argv[2], signal: stop.signal });
-  })().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
+/**
+ * One line for an error. client-node's `ApiException` message spans lines (code, body, headers);
+ * its `code` and the `message` of the Status in its body say it all.
+ */
+function errorLine(error: unknown): string {
+  if (!(error instanceof ApiException)) return error instanceof Error ? error.message : String(error);
+  let status: unknown = error.body;
+  try {
+    if (typeof status === 'string') status = JSON.parse(status);
+  } catch {
+    // Not JSON (a proxy's error page): the code alone.
+  }
+  const message = typeof status === 'object' && status !== null ? (status as { message?: unknown }).message : undefined;
+  return `HTTP ${error.code}${typeof message === 'string' ? `: ${message}` : ''}`;
 }

@@ -8,7 +8,7 @@
  *
  * Both are plain compositions of RxJS operators: nothing to subclass, nothing to register.
  *
- * Run: `npx ts-node examples/customOperator.ts [namespace]` (current kubeconfig context).
+ * Run: `npx ts-node examples/run/customOperator.ts [namespace]` (current kubeconfig context).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { asyncScheduler, debounceTime, filter, groupBy, last, lastValueFrom, map, mergeMap, take, tap, toArray, type OperatorFunction, type SchedulerLike } from 'rxjs';
@@ -96,16 +96,4 @@ export async function main(kubeConfig: KubeConfig, options: BecameReadyOptions =
   } finally {
     announce.unsubscribe();
   }
-}
-
-if (require.main === module) {
-  void (async () => {
-    const { KubeConfig } = await import('@kubernetes/client-node');
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromDefault();
-    await main(kubeConfig, { namespace: process.argv[2] });
-  })().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
 }

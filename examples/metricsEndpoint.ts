@@ -3,7 +3,7 @@
  * prom-client under client-go's names (`reflector_*`, `workqueue_*`) plus relists by cause and
  * watch events by type, served on a small HTTP server for Prometheus to scrape.
  *
- * Run: `npx ts-node examples/metricsEndpoint.ts [port]` (current kubeconfig context), then
+ * Run: `npx ts-node examples/run/metricsEndpoint.ts [port]` (current kubeconfig context), then
  * `curl localhost:9090/metrics`. Ctrl-C stops.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -74,19 +74,5 @@ function listen(server: Server, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve());
-  });
-}
-
-if (require.main === module) {
-  void (async () => {
-    const { KubeConfig } = await import('@kubernetes/client-node');
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromDefault();
-    const endpoint = await main(kubeConfig, { port: process.argv[2] === undefined ? 9090 : Number(process.argv[2]) });
-    console.log(`serving ${endpoint.url}`);
-    process.once('SIGINT', () => void endpoint.close());
-  })().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
   });
 }

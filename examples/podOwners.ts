@@ -4,7 +4,7 @@
  * Job or node-less owner needs, at a fraction of the memory of whole pods (docs/guides/metadata-only.md).
  * Shows `metadataOnly`, the owner index on `PartialObjectMetadata`, and `changes$`.
  *
- * Run: `npx ts-node examples/podOwners.ts [namespace]` (current kubeconfig context).
+ * Run: `npx ts-node examples/run/podOwners.ts [namespace]` (current kubeconfig context).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { lastValueFrom, map, take, tap, toArray } from 'rxjs';
@@ -63,16 +63,4 @@ function ownerOf(pod: PartialObjectMetadata): string {
 
 function describe(change: Change<PartialObjectMetadata>): string {
   return `${change.type} ${change.key} (${ownerOf(change.object)})`;
-}
-
-if (require.main === module) {
-  void (async () => {
-    const { KubeConfig } = await import('@kubernetes/client-node');
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromDefault();
-    await main(kubeConfig, { namespace: process.argv[2] });
-  })().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
 }

@@ -3,7 +3,7 @@
  * change as it happens. Shows the informer's streams: `informer$` (keeps the cache), `health$`
  * (what the reflector is doing), `waitForSync` (sync with a deadline) and `changes$` (changes).
  *
- * Run: `npx ts-node examples/podWatcher.ts [namespace]` (current kubeconfig context).
+ * Run: `npx ts-node examples/run/podWatcher.ts [namespace]` (current kubeconfig context).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { distinctUntilChanged, lastValueFrom, map, take, tap, toArray } from 'rxjs';
@@ -66,16 +66,4 @@ export async function main(kubeConfig: KubeConfig, options: PodWatcherOptions = 
 
 function describe(change: Change<Pod>): string {
   return `${change.type} ${change.key}`;
-}
-
-if (require.main === module) {
-  void (async () => {
-    const { KubeConfig } = await import('@kubernetes/client-node');
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromDefault();
-    await main(kubeConfig, { namespace: process.argv[2] });
-  })().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
 }

@@ -9,12 +9,13 @@
  * - `changedKeys` turns both informers into keys (a ConfigMap stands for its namespace);
  *   `reconcile` keeps one entry per key, never works on one namespace twice at once, and retries
  *   a failed reconcile with backoff (5 ms doubling per failure, 10 per second overall).
- * - Reconciles read the latest caches when they start, and write only the difference.
+ * - Reconciles read the latest caches when they start, and write only the difference, through
+ *   client-node's typed client (`CoreV1Api`; its patches need their content type set).
  *
- * Run: `npx ts-node examples/teamNamespaces.ts [identity]` (current kubeconfig context; Ctrl-C
- * stops and hands over). Start it twice to watch the election.
+ * Run: `npx ts-node examples/run/teamNamespaces.ts [identity]` (current kubeconfig context;
+ * Ctrl-C stops and hands over). Start it twice to watch the election.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import { hostname } from 'node:os';
 import { merge, Subscription } from 'rxjs';
 import {
@@ -22,7 +23,6 @@ import {
   dropManagedFields,
   informer,
   namespaces,
-  resourcePath,
   waitForSync,
   type ConfigMap,
   type Logger,
@@ -31,7 +31,6 @@ import {
 } from 'rx-informer';
 import { changedKeys, reconcile } from 'rx-informer/workqueue';
 import { leaderElection, whileLeader, type LeaderElectionOptions } from 'rx-informer/leader-election';
-import { KubeApiError, kubeJson } from './kubeApi';
 
 /** The label a Namespace carries to get a team ConfigMap. */
 export const TEAM_LABEL = 'team';
@@ -67,6 +66,7 @@ export interface TeamNamespacesOptions {
 export async function main(kubeConfig: KubeConfig, options: TeamNamespacesOptions = {}): Promise<void> {
   const log = options.log ?? ((line: string) => console.log(line));
   const { logger } = options;
+  const core = kubeConfig.makeApiClient(CoreV1Api);
   const namespaceInformer = informer(kubeConfig, namespaces, { logger, transform: dropManagedFields });
   const configMapInformer = informer(kubeConfig, configMaps, { logger, transform: dropManagedFields, labelSelector: selectorOf(MANAGED_BY) });
 
@@ -98,7 +98,7 @@ export async function main(kubeConfig: KubeConfig, options: TeamNamespacesOption
                 reconcile(
                   async (key) => {
                     // Read the latest caches when the work starts, not the state an event carried.
-                    const outcome = await reconcileNamespace(kubeConfig, namespacesNow?.get(key), configMapsNow?.get(`${key}/${CONFIG_MAP}`), key);
+                    const outcome = await reconcileNamespace(core, namespacesNow?.get(key), configMapsNow?.get(`${key}/${CONFIG_MAP}`), key);
                     if (outcome !== undefined) log(`${outcome} ${CONFIG_MAP} in ${key}`);
                   },
                   { concurrency: 2, logger, name: 'team-namespaces', signal },
@@ -115,7 +115,7 @@ export async function main(kubeConfig: KubeConfig, options: TeamNamespacesOption
             else if (event.type === 'stopped') log(`work settled${event.settled ? '' : ' (not in time: the lease is left to expire)'}`);
             else if (event.value.type === 'failed') {
               const { key, retryIn, error } = event.value;
-              log(`retrying ${key} in ${retryIn} ms: ${error instanceof Error ? error.message : String(error)}`);
+              log(`retrying ${key} in ${retryIn} ms: ${errorLine(error)}`);
             }
           },
           // After `stopped`: the work has settled and the Lease is being released.
@@ -135,32 +135,37 @@ export async function main(kubeConfig: KubeConfig, options: TeamNamespacesOption
 type Outcome = 'created' | 'updated' | 'deleted' | undefined;
 
 /** Makes the namespace's ConfigMap match its team label: present with `{ team }`, or absent. */
-async function reconcileNamespace(kubeConfig: KubeConfig, namespace: Namespace | undefined, current: ConfigMap | undefined, name: string): Promise<Outcome> {
+async function reconcileNamespace(core: CoreV1Api, namespace: Namespace | undefined, current: ConfigMap | undefined, name: string): Promise<Outcome> {
   const team = namespace?.metadata.deletionTimestamp === undefined ? namespace?.metadata.labels?.[TEAM_LABEL] : undefined;
-  const path = resourcePath(configMaps, { namespace: name, name: CONFIG_MAP });
   if (team === undefined) {
     if (current === undefined) return undefined;
-    try {
-      await kubeJson(kubeConfig, 'DELETE', path);
-    } catch (error) {
-      if (!(error instanceof KubeApiError && error.code === 404)) throw error;
-    }
+    await expectingStatus(404, core.deleteNamespacedConfigMap({ namespace: name, name: CONFIG_MAP }));
     return 'deleted';
   }
   if (current?.data?.team === team) return undefined;
   if (current === undefined) {
-    const body: ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CONFIG_MAP, namespace: name, labels: { ...MANAGED_BY } }, data: { team } };
-    try {
-      await kubeJson(kubeConfig, 'POST', resourcePath(configMaps, { namespace: name }), body);
-      return 'created';
-    } catch (error) {
-      // The cache lags our own writes, or someone made one by hand: take it over with a patch.
-      if (!(error instanceof KubeApiError && error.code === 409)) throw error;
-    }
+    const body: V1ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: CONFIG_MAP, namespace: name, labels: { ...MANAGED_BY } }, data: { team } };
+    // The cache lags our own writes, or someone made one by hand (409): take it over with a patch.
+    if (await expectingStatus(409, core.createNamespacedConfigMap({ namespace: name, body }))) return 'created';
   }
-  // A thrown error (a 500, a dropped connection) is retried by reconcile() with backoff.
-  await kubeJson(kubeConfig, 'PATCH', path, { metadata: { labels: MANAGED_BY }, data: { team } }, 'application/merge-patch+json');
+  // A thrown error (a 500, a dropped connection) is retried by reconcile() with backoff. The
+  // header makes it a merge patch: client-node's patch methods send a JSON Patch by default.
+  await core.patchNamespacedConfigMap(
+    { namespace: name, name: CONFIG_MAP, body: { metadata: { labels: MANAGED_BY }, data: { team } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
   return 'updated';
+}
+
+/** Awaits a write; true when it succeeded, false when the API server answered `code`, which is expected. */
+async function expectingStatus(code: number, request: Promise<unknown>): Promise<boolean> {
+  try {
+    await request;
+    return true;
+  } catch (error) {
+    if (error instanceof ApiException && error.code === code) return false;
+    throw error;
+  }
 }
 
 function selectorOf(labels: Readonly<Record<string, string>>): string {
@@ -169,17 +174,18 @@ function selectorOf(labels: Readonly<Record<string, string>>): string {
     .join(',');
 }
 
-if (require.main === module) {
-  void (async () => {
-    const { KubeConfig } = await import('@kubernetes/client-node');
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromDefault();
-    const stop = new AbortController();
-    process.once('SIGINT', () => stop.abort());
-    process.once('SIGTERM', () => stop.abort());
-    await main(kubeConfig, { identity: process.argv[2], signal: stop.signal });
-  })().catch((error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  });
+/**
+ * One line for an error. client-node's `ApiException` message spans lines (code, body, headers);
+ * its `code` and the `message` of the Status in its body say it all.
+ */
+function errorLine(error: unknown): string {
+  if (!(error instanceof ApiException)) return error instanceof Error ? error.message : String(error);
+  let status: unknown = error.body;
+  try {
+    if (typeof status === 'string') status = JSON.parse(status);
+  } catch {
+    // Not JSON (a proxy's error page): the code alone.
+  }
+  const message = typeof status === 'object' && status !== null ? (status as { message?: unknown }).message : undefined;
+  return `HTTP ${error.code}${typeof message === 'string' ? `: ${message}` : ''}`;
 }

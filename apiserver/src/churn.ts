@@ -274,6 +274,8 @@ function reportChurnError(error: unknown): void {
  *
  * ## Example
  * ```ts
+ * import { createChurn, startApiServer } from 'rx-informer-apiserver';
+ *
  * const server = await startApiServer();
  * const churn = createChurn(server.store, { pods: 1000, updatesPerSecond: 200 });
  * churn.populate();

@@ -195,6 +195,8 @@ function containerStatus(shape: ReplicaSetShape, containerID: string, phase: Pha
  *
  * ## Example
  * ```ts
+ * import { makePod, seededRandom } from 'rx-informer-apiserver';
+ *
  * const pod = makePod(seededRandom(7), 'ns-0', 'api-x', { app: 'api', managedFields: false });
  * ```
  */

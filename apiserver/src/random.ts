@@ -15,6 +15,8 @@ export type Random = () => number;
  *
  * ## Example
  * ```ts
+ * import { seededRandom } from 'rx-informer-apiserver';
+ *
  * const random = seededRandom(42);
  * const first = random(); // same value every run
  * ```

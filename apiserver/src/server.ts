@@ -147,6 +147,10 @@ function startEtcdCompactor(store: ClusterStoreImpl, intervalMs: number, schedul
  *
  * ## Example
  * ```ts
+ * import { CoreV1Api } from '@kubernetes/client-node';
+ * import { pods } from 'rx-informer';
+ * import { startApiServer } from 'rx-informer-apiserver';
+ *
  * const server = await startApiServer();
  * server.store.create(pods, { metadata: { name: 'web', namespace: 'default' } });
  * const core = server.kubeConfig.makeApiClient(CoreV1Api);

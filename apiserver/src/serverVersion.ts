@@ -96,6 +96,8 @@ function watchListSupport(minor: number): WatchListSupport {
  *
  * ## Example
  * ```ts
+ * import { serverProfile } from 'rx-informer-apiserver';
+ *
  * const profile = serverProfile('1.33');
  * console.log(profile.watchList); // 'off': a streaming list is answered 422
  * ```
@@ -127,6 +129,8 @@ export function serverProfile(version: ServerVersion): ServerProfile {
  *
  * ## Example
  * ```ts
+ * import { defaultServerProfile, NEWEST_SERVER_VERSION, serverProfile } from 'rx-informer-apiserver';
+ *
  * console.log(defaultServerProfile().pagesListsAtResourceVersion0); // true
  * console.log(serverProfile(NEWEST_SERVER_VERSION).pagesListsAtResourceVersion0); // false
  * ```

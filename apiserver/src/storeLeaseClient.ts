@@ -55,7 +55,7 @@ export interface StoreLeaseClientOptions {
  * ## Example
  * ```ts
  * import { TestScheduler } from 'rxjs/testing';
- * import { leaderElectionFrom } from 'rx-informer';
+ * import { leaderElectionFrom } from 'rx-informer/leader-election';
  * import { createClusterStore, storeLeaseClient } from 'rx-informer-apiserver';
  *
  * const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));

@@ -41,7 +41,8 @@ export interface StoreListerWatcherOptions {
  * ## Example
  * ```ts
  * import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
- * import { informerFrom, leases } from 'rx-informer';
+ * import { leases } from 'rx-informer';
+ * import { informerFrom } from 'rx-informer/pipeline';
  * import { createClusterStore, storeListerWatcher } from 'rx-informer-apiserver';
  *
  * const time = new VirtualTimeScheduler(VirtualAction, 60_000);

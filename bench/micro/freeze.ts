@@ -1,7 +1,7 @@
 /**
  * Micro-benchmark of deep-freezing what the indexer stores (`freeze: true`): immer's
  * `freeze(object, true)` against `lib/store/deepFreeze`. One variant per process; run them in turn
- * with `interleave.ts` (see docs/PERFORMANCE.md):
+ * with `interleave.ts` (see docs/performance-notes.md, "Micro-benchmarks"):
  *
  *   node -r ts-node/register/transpile-only bench/micro/freeze.ts <immer|plain> 10000
  *

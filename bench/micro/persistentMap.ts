@@ -1,7 +1,7 @@
 /**
  * Micro-benchmark of the persistent map under every snapshot: ours (`lib/store/hamt`) against
  * immutable.js's `Map`, the maintained library a reader would pick first. One variant per process,
- * so each gets a clean heap; run them in turn with `interleave.ts` (see docs/PERFORMANCE.md):
+ * so each gets a clean heap; run them in turn with `interleave.ts` (see docs/performance-notes.md, "Micro-benchmarks"):
  *
  *   node -r ts-node/register/transpile-only bench/micro/persistentMap.ts <ours|immutable|adapter> 100000
  *

@@ -111,7 +111,10 @@ export class StatusError extends InformerError {
  *
  * ## Example
  * ```ts
- * informer.health$.subscribe((health) => {
+ * import type { Informer } from 'rx-informer';
+ *
+ * declare const widgets: Informer; // an informer of a custom resource
+ * widgets.health$.subscribe((health) => {
  *   if (health.lastError?.kind === 'resourceGone') console.log('waiting for the CRD:', health.lastError.message);
  * });
  * ```
@@ -137,6 +140,9 @@ export class ResourceGoneError extends InformerError {
  *
  * ## Example
  * ```ts
+ * import { isResourceGone, type InformerHealth } from 'rx-informer';
+ *
+ * declare const health: InformerHealth; // from an informer's health$
  * if (isResourceGone(health.lastError)) console.log('its CustomResourceDefinition is gone');
  * ```
  */

@@ -18,6 +18,8 @@ const WELL_FORMED = /^[1-9][0-9]*$/;
  *
  * ## Example
  * ```ts
+ * import { compareResourceVersions } from 'rx-informer/controller';
+ *
  * compareResourceVersions('9', '10'); // -1
  * compareResourceVersions('abc', '10'); // undefined: compare for equality instead
  * ```
@@ -36,6 +38,8 @@ export function compareResourceVersions(a: string, b: string): -1 | 0 | 1 | unde
  *
  * ## Example
  * ```ts
+ * import { ordersResourceVersions } from 'rx-informer/controller';
+ *
  * ordersResourceVersions({ major: '1', minor: '35+' }); // true
  * ordersResourceVersions({ major: '1', minor: '34' }); // false
  * ```

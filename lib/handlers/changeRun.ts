@@ -6,7 +6,7 @@ import { toNotification, type HandlerNotification } from './notifications';
 
 /**
  * The most snapshots a handler reads in place. Each keeps alive the trie paths its writes copied
- * (docs/PERFORMANCE.md, "The persistent map": bytes per write), so a handler further behind moves
+ * (docs/performance-notes.md, "The persistent map": bytes per write), so a handler further behind moves
  * its changes into a queue, which holds only notifications. Within the indexer's window, so that
  * `touchedSince` sees back to the first of them.
  */

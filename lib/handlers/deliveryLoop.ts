@@ -135,7 +135,7 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
 /**
  * Schedules a delivery turn. On the real clock it uses `setImmediate`: a turn still yields to I/O
  * and timers, but without `asyncScheduler`'s timer floor of at least 1 ms per turn, which was most
- * of a handler's latency (docs/PERFORMANCE.md, "What limits what": the median latency).
+ * of a handler's latency (docs/performance-notes.md, "Per-event choices in the code").
  * Any other scheduler, and `asyncScheduler` inside `TestScheduler.run` (whose clock then reads
  * virtual frames, not the wall clock), is used as given so virtual-time tests keep their order.
  */

@@ -137,8 +137,8 @@ export class CoalescingQueue<T extends KubeObject = KubeObject> {
     // long has its hash tables in the old generation; as it grows and shrinks it retires
     // tables that still point at young entries, and a scavenge treats those pointers as roots,
     // so notifications (and the objects they carry) survive and get promoted. A fresh map
-    // promotes nothing and costs what the cache alone costs (docs/PERFORMANCE.md, "What limits
-    // what": the fresh `Map` row). Reusing the line array costs nothing.
+    // promotes nothing and costs what the cache alone costs (docs/performance-notes.md, "Rounds
+    // of changes": the fresh `Map` row). Reusing the line array costs nothing.
     this.entries = new Map();
     this.line.length = 0;
     this.head = 0;

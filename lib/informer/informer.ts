@@ -101,6 +101,10 @@ export interface Informer<T extends KubeObject = KubeObject> {
  * With `metadataOnly`, it caches each object's metadata only (see `metadataListerWatcher`):
  *
  * ```ts
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * import { informer, pods } from 'rx-informer';
+ *
+ * declare const kubeConfig: KubeConfig;
  * const podMetadata = informer(kubeConfig, pods, { metadataOnly: true }); // Informer<PartialObjectMetadata>
  * ```
  *

@@ -184,7 +184,7 @@ export function shardedInformer<T extends KubeObject = KubeObject>(
  *
  * ## Example
  * ```ts
- * import { pods } from 'rx-informer';
+ * import { leases, pods } from 'rx-informer';
  * import { shardedInformerFrom } from 'rx-informer/sharding';
  * import { createClusterStore, storeLeaseClient, storeListerWatcher } from 'rx-informer-apiserver';
  * import { VirtualAction, VirtualTimeScheduler } from 'rxjs';

@@ -6,8 +6,8 @@
  *
  * Cost: inside strings, which are most of a Kubernetes object's text, it jumps from quote to quote
  * with the native `indexOf`; it looks at every character only between strings, which makes it
- * cheaper than a loop over every character, and than `JSON.parse` itself (docs/PERFORMANCE.md,
- * "Lists in one response").
+ * cheaper than a loop over every character, and than `JSON.parse` itself
+ * (docs/performance-notes.md, "Lists in one response").
  */
 
 /** The character codes of JSON's structure, shared with the list decoder. */

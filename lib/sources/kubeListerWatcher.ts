@@ -36,6 +36,11 @@ export interface KubeListerWatcherOptions {
  *
  * ## Example
  * ```ts
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * import { pods } from 'rx-informer';
+ * import { kubeListerWatcher } from 'rx-informer/pipeline';
+ *
+ * declare const kubeConfig: KubeConfig;
  * const podsOfWeb = kubeListerWatcher(kubeConfig, pods, { namespace: 'default', labelSelector: 'app=web' });
  * podsOfWeb.list({ resourceVersion: '0' }).subscribe((page) => console.log(page.items.length));
  * podsOfWeb.watch({ resourceVersion: '10245', allowWatchBookmarks: true }).subscribe((event) => console.log(event.type));

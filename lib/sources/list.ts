@@ -14,7 +14,13 @@ import { encodeQuery, isJsonContentType, kubeRequest, readBody, responseBody } f
  *
  * ## Example
  * ```ts
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * import { pods } from 'rx-informer';
+ * import { list$, type ListStreamOptions } from 'rx-informer/pipeline';
+ *
+ * declare const kubeConfig: KubeConfig;
  * const options: ListStreamOptions = { namespace: 'default', labelSelector: 'app=web', limit: 100 };
+ * list$(kubeConfig, pods, options).subscribe((page) => console.log(page.items.length));
  * ```
  */
 export interface ListStreamOptions extends ListOptions, WatchScope {
@@ -55,7 +61,13 @@ export interface ListStreamOptions extends ListOptions, WatchScope {
  *
  * ## Example
  * ```ts
- * list$(kubeConfig, pods, { incrementalDecoding: { batchChars: 64 * 1024 } });
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * import { informer, pods, type IncrementalDecoding } from 'rx-informer';
+ *
+ * declare const kubeConfig: KubeConfig;
+ * // Shorter event-loop turns for a first list that arrives in one response, for more JSON.parse calls.
+ * const incrementalDecoding: IncrementalDecoding = { batchChars: 64 * 1024 };
+ * const podInformer = informer(kubeConfig, pods, { incrementalDecoding });
  * ```
  */
 export interface IncrementalDecoding {
@@ -119,9 +131,10 @@ interface RawList {
  * not read before its turn: its body stays paused (TCP backpressure holds the server's writes)
  * until the pages before it are emitted, so its text and items are never held beside theirs (they
  * would outlive the scavenges of the page before and die in the old generation, raising the bytes
- * promoted and the peak RSS: docs/PERFORMANCE.md, "What limits what"). The whole page is the
- * authority: a read-ahead whose token the finished page contradicts is aborted and the right page
- * asked for, and a body whose head cannot be read is simply followed page after page.
+ * promoted and the peak RSS: docs/performance-notes.md, "The paged 100k sync's longest stall").
+ * The whole page is the authority: a read-ahead whose token the finished page contradicts is
+ * aborted and the right page asked for, and a body whose head cannot be read is simply followed
+ * page after page.
  *
  * ```
  * server:  page 1 (continue=t1) ── page 2 (continue=t2) ── page 3 (last)
@@ -161,8 +174,16 @@ interface RawList {
  *
  * ## Example
  * ```ts
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * import { pods } from 'rx-informer';
+ * import { list$ } from 'rx-informer/pipeline';
+ *
+ * declare const kubeConfig: KubeConfig;
  * list$(kubeConfig, pods, { namespace: 'default', labelSelector: 'app=web', limit: 100 })
- *   .subscribe((page) => console.log(`${page.itemsSoFar} of ~${page.itemsSoFar + (page.remainingItemCount ?? 0)}`));
+ *   .subscribe((page) => {
+ *     const soFar = page.itemsSoFar ?? 0; // list$ sets it on every page
+ *     console.log(`${soFar} of ~${soFar + (page.remainingItemCount ?? 0)}`);
+ *   });
  * ```
  * @param kubeConfig the cluster and credentials, as client-node loaded them.
  * @param resource the resource type to list.

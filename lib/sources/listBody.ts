@@ -165,7 +165,8 @@ export function readListBody(body: Readable, options: ListBodyOptions): Promise<
     body.on('error', fail);
     // A page read ahead is not read before its turn: while the pages before it are parsed and
     // indexed, its chunks, its text and its parsed items would survive scavenges and be promoted,
-    // only to die in the old generation (docs/PERFORMANCE.md, "What limits what").
+    // only to die in the old generation (docs/performance-notes.md, "The paged 100k sync's
+    // longest stall").
     const turn = options.turn;
     if (turn !== undefined && !turn.now()) {
       body.pause();

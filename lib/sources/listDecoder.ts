@@ -50,8 +50,8 @@ const ITEM_NEXT = 3; // after `,`
  * candidate inside an item or a string leaves brackets or a string open, so the parse succeeds
  * exactly when the candidate is a real boundary. The first failed parse (an object whose own
  * fields repeat the pattern) switches the rest of the body to the exact scan, which looks at far
- * more characters in JavaScript than the native search does (docs/PERFORMANCE.md, "Lists in one
- * response").
+ * more characters in JavaScript than the native search does (docs/performance-notes.md, "Lists in
+ * one response").
  *
  * It accepts what `JSON.parse` accepts, with the same values (property-tested, chunk splits at
  * every position), except a body with two `items` keys, which fails with `not-a-list`

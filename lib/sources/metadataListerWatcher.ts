@@ -27,9 +27,11 @@ import { METADATA_ACCEPT, METADATA_LIST_ACCEPT, toPartialObjectMetadata, type Me
  *
  * ## Example
  * ```ts
+ * import type { KubeConfig } from '@kubernetes/client-node';
  * import { informerFrom, metadataListerWatcher } from 'rx-informer/pipeline';
  * import { pods } from 'rx-informer';
  *
+ * declare const kubeConfig: KubeConfig;
  * const podMetadata = metadataListerWatcher(kubeConfig, pods, { namespace: 'default' });
  * informerFrom(podMetadata, { name: 'pod metadata' }).informer$.subscribe((snapshot) => console.log(snapshot.size));
  * ```

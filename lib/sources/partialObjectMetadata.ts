@@ -38,8 +38,12 @@ export interface PartialObjectMetadata extends KubeObject {
  *
  * ## Example
  * ```ts
- * const keepAll: MetadataOnlyOptions = { keepManagedFields: true };
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * import { informer, pods, type MetadataOnlyOptions } from 'rx-informer';
+ *
+ * declare const kubeConfig: KubeConfig;
  * const lean: MetadataOnlyOptions = { dropAnnotations: ['kubectl.kubernetes.io/last-applied-configuration'] };
+ * const podMetadata = informer(kubeConfig, pods, { metadataOnly: lean });
  * ```
  */
 export interface MetadataOnlyOptions {

@@ -170,7 +170,7 @@ async function resourcesUnder(kubeConfig: KubeConfig, root: '/api' | '/apis'): P
  * credentials, as an informer's.
  *
  * What was fetched is cached and fetched again when a look-up finds nothing, at most once per
- * `minRefreshInterval` (see {@link cachedDiscovery}): a CRD created after the first look-up is
+ * `minRefreshInterval` (the rules of `cachedDiscovery`, the cache behind it): a CRD created after the first look-up is
  * found by the next one that asks for it.
  *
  * ## Example

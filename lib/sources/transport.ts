@@ -343,7 +343,7 @@ export function responseBody(response: http.IncomingMessage, path: string): Read
     throw new ProtocolError('non-json-body', `the body of ${path} is encoded as ${JSON.stringify(response.headers['content-encoding'])}, which rx-informer cannot decode`);
   }
   // Output in 64 KiB pieces, a socket read's size: zlib's smaller default costs one thread-pool
-  // round trip per piece, four times as many (docs/PERFORMANCE.md, "Compression").
+  // round trip per piece, four times as many (docs/performance-notes.md, "Compression").
   const gunzip = zlib.createGunzip({ flush: zlib.constants.Z_SYNC_FLUSH, chunkSize: 64 * 1024 });
   response.on('error', (error: NodeJS.ErrnoException) => gunzip.destroy(toNetworkError(error, path)));
   response.on('close', () => {

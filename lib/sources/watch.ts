@@ -16,7 +16,13 @@ import { encodeQuery, isJsonContentType, kubeRequest, readBody, responseBody, to
  *
  * ## Example
  * ```ts
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * import { pods } from 'rx-informer';
+ * import { watch$, type WatchStreamOptions } from 'rx-informer/pipeline';
+ *
+ * declare const kubeConfig: KubeConfig;
  * const options: WatchStreamOptions = { resourceVersion: '10245', allowWatchBookmarks: true, timeoutSeconds: 290, idleTimeoutMs: 300_000 };
+ * watch$(kubeConfig, pods, options).subscribe((event) => console.log(event.type));
  * ```
  */
 export interface WatchStreamOptions extends WatchOptions, WatchScope {
@@ -83,8 +89,13 @@ interface RawEvent {
  *
  * ## Example
  * ```ts
+ * import type { KubeConfig } from '@kubernetes/client-node';
+ * import { pods } from 'rx-informer';
+ * import { watch$ } from 'rx-informer/pipeline';
+ *
+ * declare const kubeConfig: KubeConfig;
  * watch$(kubeConfig, pods, { namespace: 'default', resourceVersion: '10245', allowWatchBookmarks: true, timeoutSeconds: 290 })
- *   .subscribe({ next: (event) => console.log(event.type, event.object.metadata.name), error: (e) => console.error(e.kind) });
+ *   .subscribe({ next: (event) => console.log(event.type, event.object.metadata.name), error: (error: unknown) => console.error(String(error)) });
  * ```
  * @param kubeConfig the cluster and credentials, as client-node loaded them.
  * @param resource the resource type to watch.

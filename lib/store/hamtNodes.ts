@@ -103,7 +103,7 @@ function arrayInsert<T>(array: readonly T[], index: number, item: T): T[] {
 
 /**
  * For a transient's own nodes. Unlike `splice`, allocates no array of removed items, which a build
- * would pay per write (docs/PERFORMANCE.md, "The persistent map").
+ * would pay per write (docs/performance-notes.md, "The persistent map").
  */
 function insertInPlace<T>(array: T[], index: number, item: T): void {
   for (let i = array.length; i > index; i--) array[i] = array[i - 1]!;

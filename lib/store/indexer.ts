@@ -60,9 +60,11 @@ import type { Snapshot } from './snapshot';
  *
  * ## Example
  * ```ts
+ * import type { Observable } from 'rxjs';
  * import { indexer } from 'rx-informer/pipeline';
- * import { dropManagedFields, labelIndex, namespaceIndex, NAMESPACE_INDEX } from 'rx-informer';
+ * import { dropManagedFields, labelIndex, namespaceIndex, NAMESPACE_INDEX, type Delta, type Pod } from 'rx-informer';
  *
+ * declare const deltas$: Observable<Delta<Pod>>; // reflect()'s deltas, for one
  * const snapshots$ = deltas$.pipe(
  *   indexer({ indexers: { [NAMESPACE_INDEX]: namespaceIndex, app: labelIndex('app') }, transform: dropManagedFields }),
  * );

@@ -35,10 +35,10 @@ export interface IndexerConfig<T extends KubeObject = KubeObject> {
    * Default `true`. Values never change; what changes is that an update's `object` and
    * `oldObject` share what did not change, so `oldObject.spec === object.spec` tells whether the
    * spec changed, and that the cache keeps only the changed paths of each update, which is most
-   * of its memory and garbage-collection time (docs/PERFORMANCE.md, "What limits what": the structural-sharing rows). It
-   * costs one walk of each stored object, and it writes into the incoming object (not into a
-   * frozen one): turn it off when you feed `indexer()` objects that someone else holds and may
-   * read as they were.
+   * of its memory and garbage-collection time (docs/performance-notes.md, "Rounds of changes": the
+   * structural-sharing rows). It costs one walk of each stored object, and it writes into the
+   * incoming object (not into a frozen one): turn it off when you feed `indexer()` objects that
+   * someone else holds and may read as they were.
    */
   shareUnchanged?: boolean;
   /**

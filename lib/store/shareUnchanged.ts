@@ -28,7 +28,7 @@ const EMPTY_OBJECT: object = Object.freeze({});
  * every field on each update, and those copies survive V8's young generation and are copied into
  * the old one; with sharing only the changed paths survive and the parsed duplicates die young,
  * which saves more garbage-collection time per event than the walk costs once the cache is large
- * (docs/PERFORMANCE.md, "What limits what": the structural-sharing rows). It also
+ * (docs/performance-notes.md, "Rounds of changes": the structural-sharing rows). It also
  * makes "did the spec change?" an O(1) question: `oldObject.spec === object.spec` holds when the
  * spec is deep-equal (within the limits listed below) and never when it changed.
  *
@@ -43,7 +43,7 @@ const EMPTY_OBJECT: object = Object.freeze({});
  *   own `__proto__` key is never shared; frozen containers in `incoming` are not written.
  * - One walk over `incoming` down to depth 64, no hashing: O(size of the object), independent
  *   of how many objects are cached, and a fraction of the `JSON.parse` that produced it
- *   (docs/PERFORMANCE.md, "Batches": the walk against the parse). When the young generation is
+ *   (docs/performance-notes.md, "Batches": the walk against the parse). When the young generation is
  *   large enough for replaced versions to die young anyway (a small cache with
  *   `--max-semi-space-size=64`), that walk is a net cost.
  * - `incoming` is mutated in place (its containers get `previous`'s children), so it must be an

@@ -112,7 +112,14 @@ export function setCondition<C extends Condition>(conditions: readonly C[] | und
  *
  * ## Example
  * ```ts
- * findCondition(deployment.status?.conditions, 'Available')?.status; // 'True'
+ * import type { KubeObject } from 'rx-informer';
+ * import { findCondition, type Condition } from 'rx-informer/writes';
+ *
+ * interface Widget extends KubeObject {
+ *   readonly status?: { readonly conditions?: readonly Condition[] };
+ * }
+ * declare const widget: Widget;
+ * findCondition(widget.status?.conditions, 'Available')?.status; // 'True'
  * ```
  */
 export function findCondition<C extends Condition>(conditions: readonly C[] | undefined, type: string): C | undefined {
@@ -124,7 +131,18 @@ export function findCondition<C extends Condition>(conditions: readonly C[] | un
  *
  * ## Example
  * ```ts
- * if (!isConditionTrue(widget.status?.conditions, 'Ready')) return requeueAfter(5_000);
+ * import type { KubeObject } from 'rx-informer';
+ * import { requeueAfter, type ReconcileOutcome } from 'rx-informer/workqueue';
+ * import { isConditionTrue, type Condition } from 'rx-informer/writes';
+ *
+ * interface Widget extends KubeObject {
+ *   readonly status?: { readonly conditions?: readonly Condition[] };
+ * }
+ *
+ * function waitUntilReady(widget: Widget): ReconcileOutcome {
+ *   if (!isConditionTrue(widget.status?.conditions, 'Ready')) return requeueAfter(5_000);
+ *   return undefined;
+ * }
  * ```
  */
 export function isConditionTrue(conditions: readonly Condition[] | undefined, type: string): boolean {
@@ -137,7 +155,14 @@ export function isConditionTrue(conditions: readonly Condition[] | undefined, ty
  *
  * ## Example
  * ```ts
- * removeCondition(widget.status?.conditions, 'Progressing');
+ * import type { KubeObject } from 'rx-informer';
+ * import { removeCondition, type Condition } from 'rx-informer/writes';
+ *
+ * interface Widget extends KubeObject {
+ *   readonly status?: { readonly conditions?: readonly Condition[] };
+ * }
+ * declare const widget: Widget;
+ * const conditions = removeCondition(widget.status?.conditions, 'Progressing');
  * ```
  */
 export function removeCondition<C extends Condition>(conditions: readonly C[] | undefined, type: string): C[] {

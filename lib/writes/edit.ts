@@ -168,9 +168,24 @@ const RESOURCE_VERSION_PATH = '/metadata/resourceVersion';
  *
  * ## Example
  * ```ts
+ * import type { CoreV1Api } from '@kubernetes/client-node';
+ * import type { Pod } from 'rx-informer';
+ * import { atResourceVersion, edit } from 'rx-informer/writes';
+ *
+ * declare const coreV1: CoreV1Api;
+ * declare const cached: Pod;
+ * const { name = '', namespace = '' } = cached.metadata;
+ * // A label and a status field: two writes, the object's then its status subresource's.
+ * const change = edit(cached, (pod) => {
+ *   pod.metadata.labels = { ...pod.metadata.labels, checked: 'true' };
+ *   if (pod.status !== undefined) pod.status.message = 'checked';
+ * });
  * const [spec, status] = change.writes;
- * const stored = await coreV1.patchNamespacedPod({ name, namespace, body: spec.jsonPatch });
- * await coreV1.patchNamespacedPodStatus({ name, namespace, body: atResourceVersion(status, stored.metadata?.resourceVersion).jsonPatch });
+ * if (spec !== undefined && status !== undefined) {
+ *   // client-node's patch methods send a JSON Patch by default, which `jsonPatch` is.
+ *   const stored = await coreV1.patchNamespacedPod({ name, namespace, body: spec.jsonPatch });
+ *   await coreV1.patchNamespacedPodStatus({ name, namespace, body: atResourceVersion(status, stored.metadata?.resourceVersion).jsonPatch });
+ * }
  * ```
  */
 export function atResourceVersion(write: Write, resourceVersion: string | undefined): Write {

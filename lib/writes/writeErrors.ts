@@ -21,8 +21,12 @@ import { StatusError, type Status } from '../base/errors';
  *
  * ## Example
  * ```ts
+ * import type { Observable } from 'rxjs';
  * import { reconcile } from 'rx-informer/workqueue';
  * import { ConflictError } from 'rx-informer/writes';
+ *
+ * declare const keys$: Observable<string>;
+ * declare function writeLabel(key: string): Promise<void>; // derives an edit from the cache and writes it
  *
  * keys$.pipe(reconcile(writeLabel)).subscribe((event) => {
  *   // A lost race is routine: the queue retries it from the newer cached version.
@@ -76,10 +80,12 @@ export interface ApplyConflict {
  *
  * ## Example
  * ```ts
+ * import type { KubeConfig } from '@kubernetes/client-node';
  * import { lastValueFrom } from 'rxjs';
  * import { deployments } from 'rx-informer';
  * import { apply, ApplyConflictError } from 'rx-informer/writes';
  *
+ * declare const kubeConfig: KubeConfig;
  * try {
  *   await lastValueFrom(apply(kubeConfig, deployments, { metadata: { name: 'web', namespace: 'shop' }, spec: { replicas: 3 } }, { fieldManager: 'scaler' }));
  * } catch (error) {

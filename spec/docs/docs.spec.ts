@@ -1,17 +1,19 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
+import { anchorsOf, githubSlug, headingText, linksOf } from './anchors';
 import { againstRepository, REPO, scratchFolder, typeErrors, typeScriptBlocks, type Scratch } from './snippets';
 
 /**
  * The guides as programs: every ```ts block in README.md and docs/ type-checks against the library
  * as it is (so every API name they use exists, with the signature they use), and every relative
- * link points at a file that exists. Pages owned by the benchmark and reliability work are
- * checked for links only.
+ * link points at a file that exists and, when it names an anchor, at a heading of that file (as
+ * GitHub and npm make anchors; the docs site, `npm run docs`, makes the same ones and fails on a
+ * missing one too). Pages owned by the benchmark and reliability work are checked for links only.
  */
 const NOT_SNIPPETS = new Set(['docs/PERFORMANCE.md', 'docs/reliability.md']);
 
 function markdownFiles(): string[] {
-  const files = ['README.md'];
+  const files = ['README.md', 'package-readme.md'];
   const walk = (dir: string): void => {
     for (const entry of readdirSync(path.join(REPO, dir))) {
       const relative = path.join(dir, entry);
@@ -23,6 +25,29 @@ function markdownFiles(): string[] {
   walk('docs');
   return files;
 }
+
+describe('the anchor rules', () => {
+  it("make GitHub's anchor from a heading: code spans and link labels keep their text, punctuation goes", () => {
+    expect(githubSlug(headingText('2. The reflector: `reflect()`'))).toBe('2-the-reflector-reflect');
+    expect(githubSlug(headingText('Lists in one response: the decoder'))).toBe('lists-in-one-response-the-decoder');
+    expect(githubSlug(headingText('The persistent map: our trie or immutable.js'))).toBe('the-persistent-map-our-trie-or-immutablejs');
+    expect(githubSlug(headingText('**Bold** and [a link](x.md) — dash'))).toBe('bold-and-a-link--dash');
+  });
+
+  it('number a repeated heading as GitHub does, and read no heading inside a code block', () => {
+    const page = '# Notes\n## Run\n```sh\n# not a heading\n```\n## Run\n### Run\n';
+    expect([...anchorsOf(page)]).toEqual(['notes', 'run', 'run-1', 'run-2']);
+  });
+
+  it('read links of the prose only, with their anchor and line', () => {
+    const page = 'See [a](a.md#x-y) and `[b](b.md)`.\n```md\n[c](c.md)\n```\n[d](#top) [e](https://x.org/#z)\n';
+    expect(linksOf(page)).toEqual([
+      { path: 'a.md', anchor: 'x-y', line: 1 },
+      { path: '', anchor: 'top', line: 5 },
+      { path: 'https://x.org/', anchor: 'z', line: 5 },
+    ]);
+  });
+});
 
 describe('the documentation', () => {
   const files = markdownFiles();
@@ -47,18 +72,38 @@ describe('the documentation', () => {
   it('links only to files that exist', () => {
     const broken: string[] = [];
     for (const file of files) {
-      const text = readFileSync(path.join(REPO, file), 'utf8');
-      for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
-        if (target === undefined || /^[a-z]+:/.test(target)) continue;
-        const resolved = path.join(REPO, path.dirname(file), target);
+      for (const link of linksOf(readFileSync(path.join(REPO, file), 'utf8'))) {
+        if (link.path === '' || /^[a-z]+:/.test(link.path)) continue;
         try {
-          statSync(resolved);
+          statSync(path.join(REPO, path.dirname(file), link.path));
         } catch {
-          broken.push(`${file} → ${target}`);
+          broken.push(`${file}:${link.line} → ${link.path}`);
         }
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it('links to anchors that are headings of the page they point at', () => {
+    const broken: string[] = [];
+    let checked = 0;
+    for (const file of files) {
+      for (const link of linksOf(readFileSync(path.join(REPO, file), 'utf8'))) {
+        if (link.anchor === undefined || /^[a-z]+:/.test(link.path)) continue;
+        const target = link.path === '' ? file : path.join(path.dirname(file), link.path);
+        checked++;
+        let anchors: Set<string>;
+        try {
+          anchors = anchorsOf(readFileSync(path.join(REPO, target), 'utf8'));
+        } catch {
+          broken.push(`${file}:${link.line} → ${link.path}#${link.anchor} (no such file)`);
+          continue;
+        }
+        if (!anchors.has(link.anchor)) broken.push(`${file}:${link.line} → ${link.path}#${link.anchor}`);
+      }
+    }
+    expect(broken).toEqual([]);
+    expect(checked).toBeGreaterThan(20);
   });
 
   describe('code blocks', () => {

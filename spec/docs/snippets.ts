@@ -74,12 +74,13 @@ export function scratchFolder(): Scratch {
  * those files, as `file:line: message` (the library's own files are `npm test`'s tsc's business).
  * `fragments` allows unused declarations, for snippets that show a value without using it.
  */
-export function typeErrors(files: readonly string[], { fragments = false }: { readonly fragments?: boolean } = {}): string[] {
+export function typeErrors(files: readonly string[], { fragments = false, esModules = false }: { readonly fragments?: boolean; readonly esModules?: boolean } = {}): string[] {
   const configPath = path.join(REPO, 'tsconfig.json');
   const config = ts.readConfigFile(configPath, (file) => ts.sys.readFile(file));
   const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, REPO);
   const options: ts.CompilerOptions = { ...parsed.options, noEmit: true, rootDir: undefined, outDir: undefined, declaration: false, sourceMap: false, types: ['node', 'jest'] };
   if (fragments) Object.assign(options, { noUnusedLocals: false, noUnusedParameters: false });
+  if (esModules) Object.assign(options, { module: ts.ModuleKind.ES2022, moduleDetection: ts.ModuleDetectionKind.Force });
   const program = ts.createProgram({ rootNames: [...files], options });
   const errors: string[] = [];
   for (const file of files) {

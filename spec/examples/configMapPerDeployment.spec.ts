@@ -37,7 +37,7 @@ describeEachServerVersion('example: a ConfigMap per Deployment, against the loop
   };
 
   beforeEach(async () => {
-    server = await startApiServer({ serverVersion });
+    server = await startApiServer({ serverVersion, tls: true });
     lines = new Lines();
     stop = new AbortController();
     running = undefined;
@@ -136,7 +136,7 @@ describeEachServerVersion('example: a ConfigMap per Deployment, against the loop
 
     await server.close();
     // A streaming list is a watch: forbid both, as RBAC without read access does.
-    server = await startApiServer({ serverVersion, deny: [{ verb: 'list', resource: 'deployments' }, { verb: 'watch', resource: 'deployments' }] });
+    server = await startApiServer({ serverVersion, tls: true, deny: [{ verb: 'list', resource: 'deployments' }, { verb: 'watch', resource: 'deployments' }] });
     const errors: string[] = [];
     const logger = { ...silentLogger, error: (fields: Record<string, unknown>, message: string) => void errors.push(`${message}: ${String(fields.err)}`) };
     const denied = main(server.kubeConfig, { namespace: NS, log: lines.log, syncTimeout: 300, logger });

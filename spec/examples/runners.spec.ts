@@ -8,8 +8,9 @@ import { within } from '../support/eventually';
 import { describeEachServerVersion } from '../support/serverVersions';
 
 /**
- * Each example is also a program (`npx ts-node examples/<name>.ts`): its `require.main` runner
- * loads client-node, reads the default kubeconfig ($KUBECONFIG here) and runs `main`.
+ * Each example is also a program (`npx ts-node examples/run/<name>.ts`): it reads the default
+ * kubeconfig ($KUBECONFIG here) and runs the example's `main`. Over TLS, as client-node's typed
+ * clients, which the controllers write through, refuse a plain-http cluster.
  */
 describeEachServerVersion('the examples as programs, through $KUBECONFIG', (serverVersion) => {
   let server: ApiServer;
@@ -17,7 +18,7 @@ describeEachServerVersion('the examples as programs, through $KUBECONFIG', (serv
   let kubeconfig: string;
 
   beforeEach(async () => {
-    server = await startApiServer({ serverVersion });
+    server = await startApiServer({ serverVersion, tls: true });
     scratch = scratchFolder();
     kubeconfig = scratch.write('kubeconfig', server.kubeConfig.exportConfig());
   });
@@ -31,7 +32,7 @@ describeEachServerVersion('the examples as programs, through $KUBECONFIG', (serv
     churn.populate();
     churn.start();
     try {
-      const result = await runTypeScript(path.join(REPO, 'examples/podWatcher.ts'), { KUBECONFIG: kubeconfig }, 150_000);
+      const result = await runTypeScript(path.join(REPO, 'examples/run/podWatcher.ts'), { KUBECONFIG: kubeconfig }, 150_000);
       const lines = result.stdout.trim().split('\n');
       expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
       expect(lines).toContain('health: watching');
@@ -51,7 +52,7 @@ describeEachServerVersion('the examples as programs, through $KUBECONFIG', (serv
     };
     server.store.create(deployments, deployment);
     const tsNode = require.resolve('ts-node/dist/bin.js');
-    const child = spawn(process.execPath, [tsNode, '--transpile-only', '--project', path.join(REPO, 'tsconfig.json'), path.join(REPO, 'examples/configMapPerDeployment.ts'), 'shop'], {
+    const child = spawn(process.execPath, [tsNode, '--transpile-only', '--project', path.join(REPO, 'tsconfig.json'), path.join(REPO, 'examples/run/configMapPerDeployment.ts'), 'shop'], {
       env: { ...process.env, KUBECONFIG: kubeconfig },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -34,7 +34,7 @@ describeEachServerVersion('example: team namespaces, leader-elected, against the
   const teamOf = (namespace: string): ConfigMap | undefined => server.store.get(configMaps, namespace, CONFIG_MAP);
 
   beforeEach(async () => {
-    server = await startApiServer({ serverVersion });
+    server = await startApiServer({ serverVersion, tls: true });
   });
   afterEach(async () => {
     for (const replica of replicas.splice(0)) {
@@ -76,7 +76,7 @@ describeEachServerVersion('example: team namespaces, leader-elected, against the
     await lines.waitFor('leading');
     server.faults.inject({ kind: 'status', code: 500 }, { verb: 'create', resource: 'configmaps', times: 2 });
     server.store.create(namespaces, teamNamespace('flaky', 'ops'));
-    expect(await lines.waitFor(/^retrying flaky in \d+ ms: /)).toMatch(/^retrying flaky in 5 ms: POST .*: HTTP 500/);
+    expect(await lines.waitFor(/^retrying flaky in \d+ ms: /)).toBe('retrying flaky in 5 ms: HTTP 500: Internal error occurred: injected fault');
     await lines.waitFor(/^retrying flaky in 10 ms: /);
     await lines.waitFor('created team in flaky');
     expect(teamOf('flaky')?.data).toEqual({ team: 'ops' });

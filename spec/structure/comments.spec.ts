@@ -12,7 +12,8 @@ import * as ts from 'typescript';
  *
  * Specified values stay: a default, a protocol limit, a backoff's doubling. The few that the
  * patterns below would catch are sizes; those are listed, each with what specifies it. A comment
- * that points at docs/PERFORMANCE.md names a section that exists there.
+ * that points at docs/PERFORMANCE.md (the report) or docs/performance-notes.md (the investigations
+ * behind it) names a section that exists there.
  */
 
 interface DiaryPattern {
@@ -85,11 +86,29 @@ function commentsOf(fileName: string, text: string): { readonly start: number; r
 }
 
 /**
+ * The comments of a source with each run of `//` comments on consecutive lines joined into one, as
+ * its reader reads it (a figure or a section's name may wrap from one line to the next).
+ */
+function joinedComments(fileName: string, text: string): { readonly start: number; readonly text: string }[] {
+  const joined: { start: number; text: string }[] = [];
+  for (const comment of commentsOf(fileName, text)) {
+    const previous = joined[joined.length - 1];
+    const between = previous === undefined ? '' : text.slice(previous.start + previous.text.length, comment.start);
+    if (previous !== undefined && previous.text.startsWith('//') && comment.text.startsWith('//') && /^[ \t]*\r?\n[ \t]*$/.test(between)) {
+      previous.text = text.slice(previous.start, comment.start + comment.text.length);
+    } else {
+      joined.push({ ...comment });
+    }
+  }
+  return joined;
+}
+
+/**
  * Each comment as prose: markers and JSDoc margins stripped, lines joined with one space (a
  * figure may wrap), and a way back from an offset in that prose to the file's line.
  */
 function proseOf(fileName: string, text: string): { readonly prose: string; readonly lineAt: (offset: number) => number }[] {
-  return commentsOf(fileName, text).map((comment) => {
+  return joinedComments(fileName, text).map((comment) => {
     const firstLine = text.slice(0, comment.start).split('\n').length;
     const lines = comment.text.split('\n').map((line) => line.replace(/^\s*(?:\/\*\*?|\*\/|\*(?!\/)|\/\/)?/, '').replace(/\*\/\s*$/, '').replace(/\s+/g, ' ').trim());
     const lineStarts: number[] = [];
@@ -117,7 +136,7 @@ function measuredFigures(fileName: string, text: string): Finding[] {
   return findings.sort((a, b) => a.line - b.line);
 }
 
-/** The sections of docs/PERFORMANCE.md a comment can point at: its headings and the bold words that open a paragraph or an item. */
+/** The sections of a docs page a comment can point at: its headings and the bold words that open a paragraph or an item. */
 function performanceSections(markdown: string): string[] {
   return markdown.split('\n').flatMap((line) => {
     const heading = /^#+\s+(.+)$/.exec(line);
@@ -127,13 +146,18 @@ function performanceSections(markdown: string): string[] {
   });
 }
 
-/** `docs/PERFORMANCE.md, "Section"` references in `text`'s comments whose section `sections` lacks (a name may be the start of a longer heading). */
-function danglingSectionLinks(fileName: string, text: string, sections: readonly string[]): { readonly line: number; readonly section: string }[] {
-  const known = sections.map((section) => section.toLowerCase());
+/** The pages comments point at for figures, by the file name a comment cites. */
+const FIGURE_PAGES = ['PERFORMANCE.md', 'performance-notes.md'] as const;
+
+/**
+ * `docs/PERFORMANCE.md, "Section"` (or `docs/performance-notes.md, "Section"`) references in
+ * `text`'s comments whose section the cited page lacks (a name may be the start of a longer heading).
+ */
+function danglingSectionLinks(fileName: string, text: string, sections: Readonly<Record<string, readonly string[]>>): { readonly line: number; readonly section: string }[] {
   return proseOf(fileName, text).flatMap(({ prose, lineAt }) =>
-    [...prose.matchAll(/PERFORMANCE\.md,? "([^"]+)"/g)]
-      .filter((match) => !known.some((section) => section.startsWith(match[1]!.toLowerCase())))
-      .map((match) => ({ line: lineAt(match.index ?? 0), section: match[1]! })),
+    [...prose.matchAll(/(PERFORMANCE\.md|performance-notes\.md),? "([^"]+)"/g)]
+      .filter((match) => !(sections[match[1]!] ?? []).some((section) => section.toLowerCase().startsWith(match[2]!.toLowerCase())))
+      .map((match) => ({ line: lineAt(match.index ?? 0), section: `${match[1]!}, ${match[2]!}` })),
   );
 }
 
@@ -201,19 +225,26 @@ describe('the comment scanner', () => {
     expect(measuredFigures(file, planted).map((finding) => finding.pattern)).toEqual(['time below a millisecond', 'size']);
   });
 
-  it('finds references to sections of docs/PERFORMANCE.md that do not exist, wrapped or not', () => {
+  it('finds references to sections of docs/PERFORMANCE.md and the notes that do not exist, wrapped or not, in block and line comments', () => {
     const sections = performanceSections('# Performance\n## Lists in one response: the decoder\n**Freezing** (`freeze: true`): text\n- **a2**, the cheapest cache\n');
     expect(sections).toEqual(['Performance', 'Lists in one response: the decoder', 'Freezing', 'a2']);
-    const comment = '/** Why (docs/PERFORMANCE.md, "Lists in one response"); see docs/PERFORMANCE.md, "Freezing".\n * And docs/PERFORMANCE.md, "Structural\n * sharing". */\nexport const x = 1;\n';
-    expect(danglingSectionLinks('fixture.ts', comment, sections)).toEqual([{ line: 2, section: 'Structural sharing' }]);
+    const pages = { 'PERFORMANCE.md': sections, 'performance-notes.md': ['Batches: what arrives together'] };
+    const comment =
+      '/** Why (docs/PERFORMANCE.md, "Lists in one response"); see docs/PERFORMANCE.md, "Freezing".\n * And docs/PERFORMANCE.md, "Structural\n * sharing". */\n' +
+      '// docs/performance-notes.md, "Batches"; docs/performance-notes.md, "Freezing"\nexport const x = 1; // (docs/performance-notes.md, "Batches:\n// what arrives late")\n';
+    expect(danglingSectionLinks('fixture.ts', comment, pages)).toEqual([
+      { line: 2, section: 'PERFORMANCE.md, Structural sharing' },
+      { line: 4, section: 'performance-notes.md, Freezing' },
+      { line: 5, section: 'performance-notes.md, Batches: what arrives late' },
+    ]);
   });
 });
 
 describe('comments in lib/', () => {
-  it('point only at sections of docs/PERFORMANCE.md that exist', () => {
-    const performance = performanceSections(readFileSync(path.join(REPO, 'docs', 'PERFORMANCE.md'), 'utf8'));
+  it('point only at sections of docs/PERFORMANCE.md and docs/performance-notes.md that exist', () => {
+    const pages = Object.fromEntries(FIGURE_PAGES.map((page) => [page, performanceSections(readFileSync(path.join(REPO, 'docs', page), 'utf8'))]));
     const dangling = libSources().flatMap(({ file, text }) =>
-      danglingSectionLinks(file, text, performance).map(({ line, section }) => `${file}:${line} "${section}"`),
+      danglingSectionLinks(file, text, pages).map(({ line, section }) => `${file}:${line} "${section}"`),
     );
     expect(dangling).toEqual([]);
   });
