@@ -20,7 +20,7 @@
  * - Every reconcile reads the caches once they show its key's own earlier writes, so it never
  *   creates a ConfigMap it created a moment ago (409) or cleans up twice.
  *
- * Run: `npx ts-node examples/appOperator.ts [namespace]` (current kubeconfig context; Ctrl-C
+ * Run: `npx ts-node examples/run/appOperator.ts [namespace]` (current kubeconfig context; Ctrl-C
  * stops), once the cluster serves the resource:
  *
  * ```sh
