@@ -23,8 +23,8 @@
  * fails is recorded with its error (the last line of its stderr when it crashed).
  *
  * Options: --sizes 1000000 (comma-separated), --modes lean,metadata, --lists streaming,unpaged,
- * --only a2,b,c,d, --events N, --max-old-space-size MB, --reps N (alternating a2, b, c, d, a2, …).
- * Writes bench/results/million.json (merged by size, mode, list and variant with what it held) and
+ * --only a2,b,c,d, --events N, --max-old-space-size MB, --reps N (alternating a2, b, c, d, a2, …),
+ * --out NAME. Writes bench/results/million.json (or NAME.json; merged by size, mode, list and variant with what it held) and
  * prints the table that docs/PERFORMANCE.md quotes.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -57,7 +57,7 @@ interface MillionRecord {
   readonly at: string;
 }
 
-const RESULTS = path.join(__dirname, '..', 'results', 'million.json');
+const RESULTS_DIR = path.join(__dirname, '..', 'results');
 const JOB_TIMEOUT_MS = 45 * 60_000;
 /** b's list and initial-events timeouts: a million-object list takes minutes on a busy machine. */
 const LIST_TIMEOUT_MS = 30 * 60_000;
@@ -70,6 +70,8 @@ interface Arguments {
   readonly events: number;
   readonly maxOldSpaceMb: number;
   readonly reps: number;
+  /** bench/results/<out>.json (default `million`): runs in parallel write files of their own. */
+  readonly results: string;
 }
 
 function parseArguments(argv: readonly string[]): Arguments {
@@ -89,6 +91,7 @@ function parseArguments(argv: readonly string[]): Arguments {
     events: Number(valueOf('--events') ?? 100_000),
     maxOldSpaceMb: Number(valueOf('--max-old-space-size') ?? 8192),
     reps: Number(valueOf('--reps') ?? 1),
+    results: path.join(RESULTS_DIR, `${valueOf('--out') ?? 'million'}.json`),
   };
 }
 
@@ -199,9 +202,9 @@ function summarize(result: ClientResult): string {
   return parts.join('; ');
 }
 
-function loadRecords(): MillionRecord[] {
-  if (!fs.existsSync(RESULTS)) return [];
-  return (JSON.parse(fs.readFileSync(RESULTS, 'utf8')) as { runs: MillionRecord[] }).runs;
+function loadRecords(file: string): MillionRecord[] {
+  if (!fs.existsSync(file)) return [];
+  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { runs: MillionRecord[] }).runs;
 }
 
 /** The table docs/PERFORMANCE.md quotes: one row per run. */
@@ -231,7 +234,7 @@ async function main(): Promise<void> {
   const buildDir = buildForBench();
   const server = new GeneratorServer(buildDir);
   const same = (a: MillionJob, b: MillionJob): boolean => a.pods === b.pods && a.mode === b.mode && a.list === b.list && a.variant === b.variant && a.rep === b.rep;
-  let records = loadRecords();
+  let records = loadRecords(args.results);
   try {
     for (const pods of args.sizes) {
       for (const mode of args.modes) {
@@ -251,8 +254,8 @@ async function main(): Promise<void> {
               process.stdout.write(`  ${outcome.result === undefined ? `FAILED ${outcome.error}` : summarize(outcome.result)}; server peak rss ${(serverMemory.peakRssBytes / MiB).toFixed(0)} MiB (${(wallMs / 1000).toFixed(0)} s)\n`);
               const record: MillionRecord = { job, ...outcome, wallMs, server: serverMemory, loadAverage, at: new Date(started).toISOString() };
               records = [...records.filter((r) => !same(r.job, job)), record];
-              fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
-              fs.writeFileSync(RESULTS, `${JSON.stringify({ machine: { cpus: os.cpus().length, totalMemoryBytes: os.totalmem(), node: process.version }, runs: records }, null, 1)}\n`);
+              fs.mkdirSync(path.dirname(args.results), { recursive: true });
+              fs.writeFileSync(args.results, `${JSON.stringify({ machine: { cpus: os.cpus().length, totalMemoryBytes: os.totalmem(), node: process.version }, runs: records }, null, 1)}\n`);
             }
           }
         }
