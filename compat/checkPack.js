@@ -30,14 +30,17 @@ function targets(value) {
 }
 
 // 1. Every entry point the manifest names is in the tarball.
-// rx-informer has no command; the server's package has its bin.
+// Each package has one command: rx-informer's generates types from a CRD, the server's package
+// starts the server (which must never ship inside rx-informer).
 const entryPoints = [
   ['main', manifest.main],
   ['types', manifest.types],
   ['exports', manifest.exports],
-  ...(pkg.folder === '.' ? [] : [['bin', manifest.bin]]),
+  ['bin', manifest.bin],
 ];
-if (pkg.folder === '.' && manifest.bin !== undefined) problemList.push('rx-informer has a bin: the loopback server command belongs to rx-informer-apiserver');
+if (pkg.folder === '.' && targets(manifest.bin).some((bin) => /apiserver|server/i.test(bin))) {
+  problemList.push('rx-informer has a server bin: the loopback server command belongs to rx-informer-apiserver');
+}
 for (const [field, value] of entryPoints) {
   const named = targets(value);
   if (named.length === 0) problemList.push(`package.json has no "${field}"`);
