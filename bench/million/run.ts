@@ -210,7 +210,7 @@ function loadRecords(file: string): MillionRecord[] {
 /** The table docs/PERFORMANCE.md quotes: one row per run. */
 export function markdownTable(records: readonly MillionRecord[]): string {
   const rows = [
-    '| N | mode | list | client | synced (s) | CPU (s) | peak RSS (MiB) | peak heap (MiB) | heap/object (B) | longest stall (ms; CPU) | updates/s | server peak RSS (MiB) | load |',
+    '| N | mode | list | client | synced (s) | CPU (s) | peak RSS (MiB) | peak heap (MiB) | heap/object (B) | longest stall (ms; CPU) | updates/s (of) | server peak RSS (MiB) | load |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const record of records) {
@@ -223,7 +223,7 @@ export function markdownTable(records: readonly MillionRecord[]): string {
     }
     const { sync } = result;
     rows.push(
-      `| ${job.pods.toLocaleString('en')} | ${job.mode} | ${job.list} | ${job.variant} | ${(sync.syncMs / 1000).toFixed(1)} | ${(sync.cpuMs / 1000).toFixed(1)} | ${(sync.peakRssBytes / MiB).toFixed(0)} | ${((sync.peakHeapBytes ?? 0) / MiB).toFixed(0)} | ${result.heapBytesPerObject?.toFixed(0) ?? '–'} | ${sync.maxStallMs.toFixed(0)}; ${sync.maxStallCpuMs?.toFixed(0) ?? '–'} | ${result.throughput?.eventsPerSecond.toFixed(0) ?? '–'} | ${serverRss} | ${load} |`,
+      `| ${job.pods.toLocaleString('en')} | ${job.mode} | ${job.list} | ${job.variant} | ${(sync.syncMs / 1000).toFixed(1)} | ${(sync.cpuMs / 1000).toFixed(1)} | ${(sync.peakRssBytes / MiB).toFixed(0)} | ${((sync.peakHeapBytes ?? 0) / MiB).toFixed(0)} | ${result.heapBytesPerObject?.toFixed(0) ?? '–'} | ${sync.maxStallMs.toFixed(0)}; ${sync.maxStallCpuMs?.toFixed(0) ?? '–'} | ${result.throughput === undefined ? '–' : `${result.throughput.eventsPerSecond.toFixed(0)} (${result.throughput.events.toLocaleString('en')})`} | ${serverRss} | ${load} |`,
     );
   }
   return rows.join('\n');
