@@ -25,6 +25,7 @@ const STAGES = [
   'handlers', // handle(): per-subscriber queues, passes, resync
   'informer', // wiring: informer(), waitForSync
   'factory', // one informer per resource
+  'writes', // writing back: edits as patches, server-side apply, conditions, Events
   'operators', // what users pipe
   'workqueue', // controller layers, each its own entry point
   'leaderElection',

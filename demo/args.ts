@@ -86,7 +86,7 @@ Options:
                         (the default when stdout is not a terminal)
   --replicas N          instead: N sharded informers (processes) splitting the loopback pods over
                         a ring of Leases; one is stopped once they settle (demo/replicas.ts has
-                        --stop-after, --duration and --kill)
+                        --stop-after, --duration, --kill and --until-moved)
   --help                show this help
 `;
 

@@ -5,7 +5,9 @@
  * wait two lease durations), and the table shows its buckets moving to the others.
  *
  * Options: --replicas N (2-8), --pods N (default 2000), --stop-after S (seconds after the ring
- * settles, default 5), --duration S (seconds after the stop, default 10), --kill.
+ * settles, default 5), --duration S (seconds after the stop, default 10), --kill, --until-moved
+ * (exit as soon as every bucket has a live owner again, `--duration` being the bound: a wait on the
+ * outcome rather than on a guess of how long a loaded machine needs).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as readline from 'node:readline';
@@ -34,6 +36,7 @@ interface ReplicasOptions {
   readonly stopAfterSeconds: number;
   readonly durationSeconds: number;
   readonly kill: boolean;
+  readonly untilMoved: boolean;
 }
 
 function flag(argv: readonly string[], name: string, fallback: number, min: number, max: number): number {
@@ -52,6 +55,7 @@ export function parseReplicasArgs(argv: readonly string[]): ReplicasOptions {
     stopAfterSeconds: flag(argv, '--stop-after', 5, 0, 3_600),
     durationSeconds: flag(argv, '--duration', 10, 1, 86_400),
     kill: argv.includes('--kill'),
+    untilMoved: argv.includes('--until-moved'),
   };
 }
 
@@ -85,15 +89,17 @@ async function runRing(options: ReplicasOptions): Promise<void> {
     reports.set(id, undefined);
   }
 
+  const unownedBuckets = (): number => {
+    const owned = [...reports].filter(([id]) => !stopped.has(id)).flatMap(([, report]) => report?.owned ?? []);
+    return BUCKETS - new Set(owned).size;
+  };
   const table = (): string => {
     const rows = [...reports].map(([id, report]) => {
       if (stopped.has(id)) return `  ${id}  stopped`;
       if (report === undefined) return `  ${id}  starting`;
       return `  ${id}  ${String(report.owned.length).padStart(2)} buckets  ${String(report.objects).padStart(6)} pods  ${report.mode}  [${formatBuckets(report.owned)}]`;
     });
-    const owned = [...reports].filter(([id]) => !stopped.has(id)).flatMap(([, report]) => report?.owned ?? []);
-    const unowned = BUCKETS - new Set(owned).size;
-    return `${rows.join('\n')}\n  unowned buckets: ${unowned}, cluster: ${loopback.server.store.list(pods).length} pods`;
+    return `${rows.join('\n')}\n  unowned buckets: ${unownedBuckets()}, cluster: ${loopback.server.store.list(pods).length} pods`;
   };
 
   const finish = async (code: number): Promise<void> => {
@@ -129,7 +135,10 @@ async function runRing(options: ReplicasOptions): Promise<void> {
       children.get('replica-1')!.kill(options.kill ? 'SIGKILL' : 'SIGTERM');
       print(options.kill ? 'killed replica-1 (SIGKILL): its buckets move after two lease durations' : 'stopped replica-1 (SIGTERM): it releases its Lease, its buckets move now');
     }
-    if (stoppedAt !== undefined && now - stoppedAt >= options.durationSeconds * 1000) void finish(0);
+    if (stoppedAt === undefined || stoppedAt === now) return;
+    const moved = unownedBuckets() === 0;
+    if (options.untilMoved && moved) void finish(0);
+    else if (now - stoppedAt >= options.durationSeconds * 1000) void finish(options.untilMoved ? 1 : 0);
   }, 1_000);
 }
 

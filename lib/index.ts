@@ -6,6 +6,8 @@
  * rest lives behind subpaths, each its own entry point:
  * - `rx-informer/pipeline`: the stages an informer is built from (list and watch sources, the
  *   reflector, the indexer, `informerFrom`), to assemble your own;
+ * - `rx-informer/writes`: writing back: `edit()` of cached objects into patches, server-side
+ *   `apply()`, conditions, an Event recorder;
  * - `rx-informer/workqueue`: `reconcile()`, a rate-limited work queue of keys;
  * - `rx-informer/leader-election`: leader election on a Lease;
  * - `rx-informer/sharding`: replicas that split a resource between them;

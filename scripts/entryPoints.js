@@ -20,6 +20,7 @@ const apiserver = entry('rx-informer-apiserver');
 const ENTRY_POINTS = Object.freeze([
   root('.', 'lib/index.ts'),
   root('./pipeline', 'lib/pipeline.ts'),
+  root('./writes', 'lib/writes/index.ts'),
   root('./workqueue', 'lib/workqueue/index.ts'),
   root('./leader-election', 'lib/leaderElection/index.ts'),
   root('./sharding', 'lib/sharding/index.ts'),

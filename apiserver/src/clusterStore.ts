@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { SchedulerLike } from 'rxjs';
 import type { KubeObject, ObjectMeta } from 'rx-informer';
-import { apiVersionOf, type Resource } from 'rx-informer';
+import { apiVersionOf, events, eventsV1, type Resource } from 'rx-informer';
 import { resourceId } from './builtinResources';
+import { coreEventOf, eventsV1EventOf } from './eventConversion';
 import { EventHistory, type WatchCacheLimits } from './eventHistory';
 import { storedObject, type ChangeType, type StoreEvent, type StoredObject } from './history';
 import { alreadyExists, ApiStatusError, conflict, invalid, notFound, requiredField } from './status';
@@ -13,6 +14,13 @@ import { alreadyExists, ApiStatusError, conflict, invalid, notFound, requiredFie
  * open watches.
  *
  * Stored objects are shared, not copied: treat what `get` and `list` return as immutable.
+ *
+ * Core `events` and `eventsV1` (events.k8s.io/v1) are one kind, as in the API server: an Event
+ * created, updated or deleted through either is the other's too, converted, at the same
+ * resourceVersion.
+ *
+ * Writes here are not requests: they record no `metadata.managedFields` and run no kind's
+ * strategy (a status given to `update` is stored); the HTTP endpoints do both.
  */
 export interface ClusterStore {
   /** Sets uid, resourceVersion, creationTimestamp and generation 1. @throws ApiStatusError 409 AlreadyExists, 422 without a name */
@@ -61,13 +69,34 @@ export interface HistoryLimits {
 /** Called synchronously for each change of a resource, in resourceVersion order. */
 export type ChangeListener = (event: StoreEvent) => void;
 
+/**
+ * A resource whose objects are another resource's, seen through a conversion: events.k8s.io/v1
+ * Events are the core Events (`eventConversion.ts`). Writes to it are converted and made to the
+ * base resource; every change of the base is recorded in the view's bucket too, at the same
+ * resourceVersion, so that lists and watches of either see every object.
+ */
+interface StoredView {
+  readonly base: Resource<KubeObject>;
+  readonly view: Resource<KubeObject>;
+  readonly toView: (object: KubeObject) => KubeObject;
+  readonly toBase: (object: KubeObject) => KubeObject;
+}
+
+const STORED_VIEWS: readonly StoredView[] = [{ base: events, view: eventsV1, toView: eventsV1EventOf, toBase: coreEventOf }];
+
 class Bucket {
   readonly objects = new Map<string, StoredObject>();
   readonly listeners = new Set<ChangeListener>();
   readonly history: EventHistory;
   private sorted: string[] | undefined;
 
-  constructor(historyLimit: number, watchCache: WatchCacheLimits, cacheStartRv: number) {
+  constructor(
+    historyLimit: number,
+    watchCache: WatchCacheLimits,
+    cacheStartRv: number,
+    /** The views whose buckets each change of this one is recorded in too. */
+    readonly views: readonly StoredView[],
+  ) {
     this.history = new EventHistory(historyLimit, watchCache, cacheStartRv);
   }
 
@@ -148,10 +177,24 @@ export class ClusterStoreImpl implements ClusterStore {
     const id = resourceId(resource);
     let bucket = this.buckets.get(id);
     if (bucket === undefined) {
-      bucket = new Bucket(this.historyLimit, this.watchCache, this.watchCacheStartRv);
+      // A base and its views are made together, empty, so that each view sees every change of its base.
+      const view = this.viewOf(resource);
+      if (view !== undefined) {
+        this.bucket(view.base);
+        return this.buckets.get(id)!;
+      }
+      const views = STORED_VIEWS.filter((v) => resourceId(v.base) === id);
+      bucket = new Bucket(this.historyLimit, this.watchCache, this.watchCacheStartRv, views);
       this.buckets.set(id, bucket);
+      for (const v of views) this.buckets.set(resourceId(v.view), new Bucket(this.historyLimit, this.watchCache, this.watchCacheStartRv, []));
     }
     return bucket;
+  }
+
+  /** The view `resource` is, when its objects are another resource's. */
+  private viewOf(resource: Resource<KubeObject>): StoredView | undefined {
+    const id = resourceId(resource);
+    return STORED_VIEWS.find((v) => resourceId(v.view) === id);
   }
 
   create<T extends KubeObject>(resource: Resource<T>, object: T): T {
@@ -160,6 +203,8 @@ export class ClusterStoreImpl implements ClusterStore {
 
   /** {@link create}, returning the stored entry (whose cached bytes the HTTP answer reuses). */
   createEntry(resource: Resource<KubeObject>, object: KubeObject): StoredObject {
+    const view = this.viewOf(resource);
+    if (view !== undefined) return this.bucket(resource).objects.get(this.createEntry(view.base, view.toBase(object)).key)!;
     const bucket = this.bucket(resource);
     const meta: ObjectMeta = object.metadata ?? { name: '' };
     const namespace = resource.namespaced ? meta.namespace || 'default' : undefined;
@@ -202,8 +247,13 @@ export class ClusterStoreImpl implements ClusterStore {
     return this.updateEntry(resource, object).object as T;
   }
 
-  /** {@link update}, returning the stored entry (whose cached bytes the HTTP answer reuses). */
-  updateEntry(resource: Resource<KubeObject>, object: KubeObject): StoredObject {
+  /**
+   * {@link update}, returning the stored entry (whose cached bytes the HTTP answer reuses).
+   * `generationChanged` overrides the store's rule (a change of spec) with the kind's.
+   */
+  updateEntry(resource: Resource<KubeObject>, object: KubeObject, generationChanged?: boolean): StoredObject {
+    const view = this.viewOf(resource);
+    if (view !== undefined) return this.bucket(resource).objects.get(this.updateEntry(view.base, view.toBase(object), generationChanged).key)!;
     const bucket = this.bucket(resource);
     const meta = object.metadata;
     const namespace = resource.namespaced ? meta.namespace || 'default' : undefined;
@@ -215,7 +265,7 @@ export class ClusterStoreImpl implements ClusterStore {
       throw new ApiStatusError(conflict(resource, meta.name));
     }
     const rv = ++this.rv;
-    const generation = (old.metadata.generation ?? 1) + (specChanged(old, object) ? 1 : 0);
+    const generation = (old.metadata.generation ?? 1) + ((generationChanged ?? specChanged(old, object)) ? 1 : 0);
     const { deletionTimestamp: _deletion, namespace: _namespace, ...rest } = meta;
     const stored = {
       ...wireShape(resource, object),
@@ -243,6 +293,8 @@ export class ClusterStoreImpl implements ClusterStore {
   }
 
   delete<T extends KubeObject>(resource: Resource<T>, namespace: string | undefined, name: string): T {
+    const view = this.viewOf(resource);
+    if (view !== undefined) return view.toView(this.delete(view.base, namespace, name)) as T;
     const bucket = this.bucket(resource);
     const ns = resource.namespaced ? namespace || 'default' : undefined;
     const key = storeKey(resource, ns, name);
@@ -392,7 +444,25 @@ export class ClusterStoreImpl implements ClusterStore {
     const event: StoreEvent = { rv, type, namespace, object, prev, stampedPrev: undefined };
     bucket.history.push(event);
     for (const listener of bucket.listeners) listener(event);
+    for (const view of bucket.views) this.recordInView(view, rv, type, namespace, object);
     if (this.rvWaiters.size > 0) for (const check of [...this.rvWaiters]) check();
+  }
+
+  /** The same change, seen through `view`, in the view's bucket. */
+  private recordInView(view: StoredView, rv: number, type: ChangeType, namespace: string | undefined, object: StoredObject): void {
+    const bucket = this.bucket(view.view);
+    const previous = bucket.objects.get(object.key);
+    const entry = storedObject(object.key, view.toView(object.object), previous);
+    if (type === 'DELETED') {
+      bucket.objects.delete(object.key);
+      bucket.keysChanged();
+    } else {
+      bucket.objects.set(object.key, entry);
+      if (previous === undefined) bucket.keysChanged();
+    }
+    const event: StoreEvent = { rv, type, namespace, object: entry, prev: previous, stampedPrev: undefined };
+    bucket.history.push(event);
+    for (const listener of bucket.listeners) listener(event);
   }
 }
 

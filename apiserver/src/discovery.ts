@@ -10,6 +10,9 @@ function groupVersion(group: string, version: string): string {
   return group === '' ? version : `${group}/${version}`;
 }
 
+/** What a status subresource serves. */
+const STATUS_VERBS: readonly string[] = ['get', 'patch', 'update'];
+
 /** `/api`: the core group's versions. */
 export function coreVersionsDocument(): unknown {
   return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1' }] };
@@ -51,13 +54,17 @@ export function resourceListDocument(served: readonly ServedResource[], group: s
     kind: 'APIResourceList',
     apiVersion: 'v1',
     groupVersion: groupVersion(group, version),
-    resources: inVersion.map((s) => ({
-      name: s.resource.plural,
-      singularName: s.singularName,
-      namespaced: s.resource.namespaced,
-      kind: s.resource.kind,
-      verbs: s.verbs,
-      ...(s.shortNames.length > 0 ? { shortNames: s.shortNames } : {}),
-    })),
+    resources: inVersion.flatMap((s) => [
+      {
+        name: s.resource.plural,
+        singularName: s.singularName,
+        namespaced: s.resource.namespaced,
+        kind: s.resource.kind,
+        verbs: s.verbs,
+        ...(s.shortNames.length > 0 ? { shortNames: s.shortNames } : {}),
+      },
+      // A subresource is listed as `<plural>/status`, with the verbs its REST serves.
+      ...(s.statusSubresource ? [{ name: `${s.resource.plural}/status`, singularName: '', namespaced: s.resource.namespaced, kind: s.resource.kind, verbs: STATUS_VERBS }] : []),
+    ]),
   };
 }

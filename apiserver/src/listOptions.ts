@@ -98,8 +98,9 @@ function selectorMatcher(served: ServedResource, labelText: string, fieldText: s
   const hasLabels = labels.requirements.length > 0;
   const hasFields = fields.requirements.length > 0;
   if (!hasLabels && !hasFields) return ACCEPT_ALL;
+  const paths = served.fieldLabelPaths ?? {};
   return (object) =>
-    (!hasLabels || labels.matches(object.metadata.labels)) && (!hasFields || fields.matches((path) => readPath(object, path)));
+    (!hasLabels || labels.matches(object.metadata.labels)) && (!hasFields || fields.matches((label) => readPath(object, paths[label] ?? label)));
 }
 
 type ParsedOptions = Omit<ListQuery, 'matches' | 'selective' | 'selectorKey'>;

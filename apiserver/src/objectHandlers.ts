@@ -1,8 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { KubeObject } from 'rx-informer';
 import type { Resource } from 'rx-informer';
+import type { ServedResource } from './builtinResources';
 import type { ClusterStoreImpl } from './clusterStore';
 import type { StoredObject } from './history';
+import { createWithManager, updateWithManager } from './objectWrites';
 import { unsupportedMediaType } from './patchHandler';
 import { ApiStatusError, badRequest, failure, notFound } from './status';
 
@@ -111,32 +113,30 @@ export function getObject(store: ClusterStoreImpl, resource: Resource<KubeObject
   return entry;
 }
 
-/** POST to a collection. */
-export function createObject(store: ClusterStoreImpl, resource: Resource<KubeObject>, namespace: string | undefined, object: KubeObject): StoredObject {
-  return store.createEntry(resource, withNamespace(resource, object, namespace));
+/** POST to a collection, by `manager` (what `metadata.managedFields` records). */
+export function createObject(store: ClusterStoreImpl, served: ServedResource, namespace: string | undefined, object: KubeObject, manager: string): StoredObject {
+  return createWithManager(store, served, withNamespace(served.resource, object, namespace), manager);
 }
 
-/** PUT of one object, or of its `status` subresource (which changes only `.status`). */
+/**
+ * PUT of one object, or of its `status` subresource, by `manager`: the kind's strategy decides
+ * what each changes (`registryStrategy.ts`).
+ */
 export function updateObject(
   store: ClusterStoreImpl,
-  resource: Resource<KubeObject>,
+  served: ServedResource,
   namespace: string | undefined,
   name: string,
   object: KubeObject,
   subresource: 'status' | undefined,
+  manager: string,
 ): StoredObject {
+  const resource = served.resource;
   if (object.metadata.name !== '' && object.metadata.name !== name) {
     throw new ApiStatusError(badRequest(`the name of the object (${object.metadata.name}) does not match the name on the URL (${name})`));
   }
   const named = withNamespace(resource, { ...object, metadata: { ...object.metadata, name } }, namespace);
-  if (subresource === undefined) return store.updateEntry(resource, named);
   const existing = store.get(resource, named.metadata.namespace, name);
   if (existing === undefined) throw new ApiStatusError(notFound(resource, name));
-  const status = (object as { status?: unknown }).status;
-  const resourceVersion = object.metadata.resourceVersion;
-  return store.updateEntry(resource, {
-    ...existing,
-    status,
-    metadata: { ...existing.metadata, resourceVersion: resourceVersion === undefined || resourceVersion === '' ? existing.metadata.resourceVersion : resourceVersion },
-  } as KubeObject);
+  return updateWithManager(store, served, subresource, existing, named, manager);
 }

@@ -1,9 +1,12 @@
 import type { Resource } from 'rx-informer';
 import type { KubeObject } from 'rx-informer';
-import { isCustomResource } from './builtinResources';
+import { applyPatch } from './applyPatch';
+import { isCustomResource, type ServedResource } from './builtinResources';
 import type { ClusterStoreImpl } from './clusterStore';
 import { jsonOf, type StoredObject } from './history';
 import { applyJsonPatch, decodeJsonPatch, JsonPatchDecodeError, JsonPatchError } from './jsonPatch';
+import { checkWrite, checkWriteOptions, updateWithManager } from './objectWrites';
+import { queryBoolean } from './listOptions';
 import { ApiStatusError, badRequest, failure, notFound } from './status';
 import { strategicMergePatch, StrategicMergePatchError } from './strategicMergePatch';
 
@@ -17,17 +20,20 @@ import { strategicMergePatch, StrategicMergePatchError } from './strategicMergeP
  * | `application/json-patch+json` | RFC 6902 (`jsonPatch.ts`) | same |
  * | `application/merge-patch+json` | RFC 7386 | same |
  * | `application/strategic-merge-patch+json` | `strategicMergePatch.ts` | 415, as the API server |
- * | `application/apply-patch+yaml` (server-side apply) | 415: not implemented here | same |
- * | anything else | 415 from the router, without a reason | 415 listing the accepted types |
+ * | `application/apply-patch+yaml` (server-side apply) | `applyPatch.ts` | same |
+ * | anything else (`application/apply-patch+cbor` too: its gate is off) | 415 from the router, without a reason | 415 listing the accepted types |
+ *
+ * Every patch but apply records its field manager as an `Update` (`managedFields.ts`); options are
+ * checked first (`force` only with apply, which needs `fieldManager`: 422).
  */
 
 const JSON_PATCH = 'application/json-patch+json';
 const MERGE_PATCH = 'application/merge-patch+json';
 const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
-const APPLY_PATCH = ['application/apply-patch+yaml', 'application/apply-patch+cbor'];
+const APPLY_PATCH = 'application/apply-patch+yaml';
 
 /** What the API server accepts for custom resources (apiextensions-apiserver's patch handler, CBOR gate off). */
-const CUSTOM_RESOURCE_PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, 'application/apply-patch+yaml'];
+const CUSTOM_RESOURCE_PATCH_TYPES = [JSON_PATCH, MERGE_PATCH, APPLY_PATCH];
 
 /** `apimachinery` `MaxJSONPatchOperations`. */
 const MAX_JSON_PATCH_OPERATIONS = 10_000;
@@ -80,23 +86,17 @@ function patchTypeOf(contentType: string | undefined): string {
   return semicolon > 0 ? value.slice(0, semicolon) : value;
 }
 
-/** Refuses the patch types the loopback server does not apply to `resource`. */
+/** Refuses the patch types the API server does not take for `resource`. */
 function checkPatchType(resource: Resource<KubeObject>, patchType: string): void {
-  if (APPLY_PATCH.includes(patchType)) {
-    throw unsupportedMediaType(
-      [JSON_PATCH, MERGE_PATCH, ...(isCustomResource(resource) ? [] : [STRATEGIC_MERGE_PATCH])],
-      ` (server-side apply, ${patchType}, is not implemented by the loopback API server: send one of these patch types, or apply client-side with kubectl apply without --server-side)`,
-    );
-  }
   if (isCustomResource(resource)) {
-    if (patchType !== JSON_PATCH && patchType !== MERGE_PATCH) throw unsupportedMediaType(CUSTOM_RESOURCE_PATCH_TYPES);
-  } else if (patchType !== JSON_PATCH && patchType !== MERGE_PATCH && patchType !== STRATEGIC_MERGE_PATCH) {
+    if (!CUSTOM_RESOURCE_PATCH_TYPES.includes(patchType)) throw unsupportedMediaType(CUSTOM_RESOURCE_PATCH_TYPES);
+  } else if (patchType !== JSON_PATCH && patchType !== MERGE_PATCH && patchType !== STRATEGIC_MERGE_PATCH && patchType !== APPLY_PATCH) {
     throw routerUnsupportedMediaType();
   }
 }
 
 /** The patched object: the patch applied to the stored object's wire JSON. */
-function applyPatch(resource: Resource<KubeObject>, patchType: string, existing: StoredObject, patch: unknown): KubeObject {
+function patchedObject(resource: Resource<KubeObject>, patchType: string, existing: StoredObject, patch: unknown): KubeObject {
   switch (patchType) {
     case JSON_PATCH: {
       let operations;
@@ -138,22 +138,37 @@ function applyPatch(resource: Resource<KubeObject>, patchType: string, existing:
   }
 }
 
+/** Who patches and how, from the request: the query's options and the User-Agent's field manager. */
+export interface PatchRequest {
+  readonly contentType: string | undefined;
+  readonly query: Readonly<Record<string, string>>;
+  /** `managerOrUserAgent` of the request, what a non-apply patch records. */
+  readonly manager: string;
+}
+
 /**
- * PATCH of one object (or its `status` subresource, which keeps everything but `.status`).
- * A `metadata.resourceVersion` left in the patched object is a precondition (409 when stale).
- * @throws ApiStatusError 415 for a patch type the resource does not take here, 400 for a malformed patch or a renamed object, 404, 409, 413, 422
+ * PATCH of one object or of its `status` subresource (whose strategy keeps everything the kind's
+ * status endpoint does not change). A `metadata.resourceVersion` left in the patched object is a
+ * precondition (409 when stale). Server-side apply may create the object (`created`).
+ * @throws ApiStatusError 415 for a patch type the resource does not take, 422 for bad options, 400 for a malformed patch or a renamed object, 404, 409, 413, 422
  */
 export function patchObject(
   store: ClusterStoreImpl,
-  resource: Resource<KubeObject>,
+  served: ServedResource,
   namespace: string | undefined,
   name: string,
-  contentType: string | undefined,
   body: Buffer,
   subresource: 'status' | undefined,
-): StoredObject {
-  const patchType = patchTypeOf(contentType);
+  request: PatchRequest,
+): { readonly entry: StoredObject; readonly created: boolean } {
+  const resource = served.resource;
+  const patchType = patchTypeOf(request.contentType);
   checkPatchType(resource, patchType);
+  checkWriteOptions('PatchOptions', request.query, patchType === APPLY_PATCH);
+  if (patchType === APPLY_PATCH) {
+    const force = request.query['force'] !== undefined && queryBoolean(request.query['force']);
+    return applyPatch(store, served, namespace, name, body, subresource, request.query['fieldManager']!, force);
+  }
   let patch: unknown;
   try {
     patch = JSON.parse(body.toString('utf8'));
@@ -162,20 +177,6 @@ export function patchObject(
   }
   const existing = store.entry(resource, namespace, name);
   if (existing === undefined) throw new ApiStatusError(notFound(resource, name));
-  const patched = applyPatch(resource, patchType, existing, patch);
-  const metadata: unknown = patched.metadata;
-  if (!isRecord(metadata)) throw new ApiStatusError(badRequest('metadata must be an object'));
-  if (metadata['name'] !== name) {
-    throw new ApiStatusError(badRequest(`the name of the object (${String(metadata['name'] ?? '')}) does not match the name on the URL (${name})`));
-  }
-  const objectNamespace = metadata['namespace'];
-  if (resource.namespaced && objectNamespace !== undefined && objectNamespace !== '' && objectNamespace !== existing.object.metadata.namespace) {
-    throw new ApiStatusError(badRequest('the namespace of the provided object does not match the namespace sent on the request'));
-  }
-  const current = existing.object;
-  if (subresource === 'status') {
-    const status = (patched as { status?: unknown }).status;
-    return store.updateEntry(resource, { ...current, status, metadata: { ...current.metadata, resourceVersion: patched.metadata.resourceVersion } } as KubeObject);
-  }
-  return store.updateEntry(resource, { ...patched, metadata: { ...patched.metadata, name, ...(resource.namespaced ? { namespace: current.metadata.namespace } : {}) } });
+  const patched = checkWrite(resource, existing.object.metadata.namespace, name, patchedObject(resource, patchType, existing, patch));
+  return { entry: updateWithManager(store, served, subresource, existing.object, patched, request.manager), created: false };
 }

@@ -11,6 +11,7 @@ import { serveList, writeListPage, type ContinueTokens } from './listHandler';
 import { checkKindForVerb, metadataFormOf, negotiateConversion, type ResponseForm } from './mediaTypeConversion';
 import { parseListQuery, queryBoolean } from './listOptions';
 import { createObject, getObject, parseObjectBody, readBody, updateObject } from './objectHandlers';
+import { checkWriteOptions, managerOf } from './objectWrites';
 import { patchObject } from './patchHandler';
 import { updateWithStrategy } from './updateStrategy';
 import type { RequestLogImpl, RequestRecord } from './requestLog';
@@ -138,7 +139,8 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
     if (target.kind === 'discovery') return answer(200, JSON.stringify(target.document));
     if ('status' in authentication) return fail(authentication.status);
     const resource = target.served.resource;
-    if (verb === undefined || (target.subresource !== undefined && (target.subresource !== 'status' || (verb !== 'get' && verb !== 'update')))) {
+    const statusRoute = target.subresource === 'status' && target.served.statusSubresource;
+    if (verb === undefined || (target.subresource !== undefined && (!statusRoute || (verb !== 'get' && verb !== 'update')))) {
       return fail(target.subresource === undefined ? methodNotAllowed(method) : pathNotFound());
     }
     const denied = authorize(state.deny, authentication.user, verb, resource, target.namespace, target.name);
@@ -198,22 +200,29 @@ export async function handle(state: ServerState, request: http.IncomingMessage, 
         return answer(200, JSON.stringify(store.delete(resource, target.namespace, target.name!)));
       case 'update':
       case 'create': {
+        const subresource = target.subresource === 'status' ? 'status' : undefined;
+        const manager = managerOf(query.fieldManager, request.headers['user-agent']);
         if (method === 'PATCH') {
           const body = await readBody(request);
-          const subresource = target.subresource === 'status' ? 'status' : undefined;
-          const patched = patchObject(store, resource, target.namespace, target.name!, request.headers['content-type'], body, subresource);
-          return answer(200, jsonOf(patched));
+          const { entry, created } = patchObject(store, target.served, target.namespace, target.name!, body, subresource, {
+            contentType: request.headers['content-type'],
+            query,
+            manager,
+          });
+          return answer(created ? 201 : 200, jsonOf(entry));
         }
-        const object = parseObjectBody(resource, request.headers['content-type'], await readBody(request));
-        const strategy = verb === 'update' && target.subresource === undefined ? target.served.updateStrategy : undefined;
+        const body = await readBody(request);
+        checkWriteOptions(verb === 'create' ? 'CreateOptions' : 'UpdateOptions', query);
+        const object = parseObjectBody(resource, request.headers['content-type'], body);
+        const strategy = verb === 'update' && subresource === undefined ? target.served.updateStrategy : undefined;
         if (strategy !== undefined) {
-          const { entry, created } = updateWithStrategy(store, resource, target.namespace, target.name!, object, strategy);
+          const { entry, created } = updateWithStrategy(store, target.served, target.namespace, target.name!, object, strategy, manager);
           return answer(created ? 201 : 200, jsonOf(entry));
         }
         const result =
           verb === 'create'
-            ? createObject(store, resource, target.namespace, object)
-            : updateObject(store, resource, target.namespace, target.name!, object, target.subresource === 'status' ? 'status' : undefined);
+            ? createObject(store, target.served, target.namespace, object, manager)
+            : updateObject(store, target.served, target.namespace, target.name!, object, subresource, manager);
         return answer(verb === 'create' ? 201 : 200, jsonOf(result));
       }
     }

@@ -132,8 +132,8 @@ export const LIST_TOO_OLD_MESSAGE = 'The resourceVersion for the provided list i
 
 /** One `field.Error` of an Invalid Status. */
 export interface FieldError {
-  /** `FieldValueForbidden`, `FieldValueNotSupported`, `FieldValueRequired`, `FieldValueInvalid`. */
-  readonly type: 'FieldValueForbidden' | 'FieldValueNotSupported' | 'FieldValueRequired' | 'FieldValueInvalid';
+  /** `FieldValueForbidden`, `FieldValueNotSupported`, `FieldValueRequired`, `FieldValueInvalid`, `FieldValueTooLong`. */
+  readonly type: 'FieldValueForbidden' | 'FieldValueNotSupported' | 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueTooLong';
   readonly field: string;
   /** The error body without the field: `Forbidden: ...`. */
   readonly body: string;
@@ -153,9 +153,19 @@ export function notSupportedField(field: string, value: string, supported: reado
   };
 }
 
-/** `field.Required(path, detail)`. */
+/** `field.Required(path, detail)`; an empty detail leaves the body at `Required value`. */
 export function requiredField(field: string, detail: string): FieldError {
-  return { type: 'FieldValueRequired', field, body: `Required value: ${detail}` };
+  return { type: 'FieldValueRequired', field, body: detail === '' ? 'Required value' : `Required value: ${detail}` };
+}
+
+/** `field.Invalid(path, value, detail)`, the value already printed as Go prints it (`%q` for a string). */
+export function invalidField(field: string, printedValue: string, detail: string): FieldError {
+  return { type: 'FieldValueInvalid', field, body: `Invalid value: ${printedValue}: ${detail}` };
+}
+
+/** `field.TooLong(path, value, max)`. */
+export function tooLongField(field: string, max: number): FieldError {
+  return { type: 'FieldValueTooLong', field, body: `Too long: may not be more than ${max} bytes` };
 }
 
 /**

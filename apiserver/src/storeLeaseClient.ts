@@ -6,7 +6,7 @@ import { ClusterStoreImpl, type ClusterStore } from './clusterStore';
 import { jsonOf } from './history';
 import { createObject, getObject, parseObjectBody } from './objectHandlers';
 import { ApiStatusError } from './status';
-import { LEASE_UPDATE_STRATEGY } from './builtinResources';
+import { builtinResources, LEASE_UPDATE_STRATEGY, resourceId } from './builtinResources';
 import { updateWithStrategy } from './updateStrategy';
 
 /**
@@ -107,6 +107,9 @@ export function storeLeaseClient(store: ClusterStore, options: StoreLeaseClientO
       };
     });
 
+  // The manager rx-informer's Lease client is recorded as over HTTP (its User-Agent is `rx-informer`).
+  const manager = 'rx-informer';
+  const served = builtinResources.find((s) => resourceId(s.resource) === resourceId(leases))!;
   // Through JSON both ways, as over HTTP: the caller never shares an object with the store.
   const body = (lease: Lease) => parseObjectBody(leases, 'application/json', Buffer.from(JSON.stringify(lease)));
   const answer = (json: string): Lease => JSON.parse(json) as Lease;
@@ -114,11 +117,11 @@ export function storeLeaseClient(store: ClusterStore, options: StoreLeaseClientO
     get: (namespace, name) => send({ verb: 'get', namespace, name }, () => answer(jsonOf(getObject(store, leases, namespace, name)))),
     create: (lease) =>
       send({ verb: 'create', namespace: lease.metadata.namespace ?? '', name: lease.metadata.name }, () =>
-        answer(jsonOf(createObject(store, leases, lease.metadata.namespace, body(lease)))),
+        answer(jsonOf(createObject(store, served, lease.metadata.namespace, body(lease), manager))),
       ),
     update: (lease) =>
       send({ verb: 'update', namespace: lease.metadata.namespace ?? '', name: lease.metadata.name }, () =>
-        answer(jsonOf(updateWithStrategy(store, leases, lease.metadata.namespace, lease.metadata.name, body(lease), LEASE_UPDATE_STRATEGY).entry)),
+        answer(jsonOf(updateWithStrategy(store, served, lease.metadata.namespace, lease.metadata.name, body(lease), LEASE_UPDATE_STRATEGY, manager).entry)),
       ),
   };
 }

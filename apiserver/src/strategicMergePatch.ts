@@ -1,5 +1,6 @@
 import type { Resource } from 'rx-informer';
 import type { KubeObject } from 'rx-informer';
+import { rootTypeOf, type FieldType } from './fieldTypes';
 
 /**
  * Strategic merge patch (`application/strategic-merge-patch+json`), the patch kubectl sends for
@@ -8,7 +9,8 @@ import type { KubeObject } from 'rx-informer';
  *
  * - objects merge key by key and `null` deletes, as in a JSON merge patch;
  * - a list whose field has a patch merge key (containers by `name`, ports by `containerPort`, ...,
- *   from the `patchMergeKey` tags of k8s.io/api, table below) merges item by item: a patch item
+ *   from the `patchMergeKey` tags of k8s.io/api, in the table of `fieldTypes.ts` that server-side
+ *   apply reads too) merges item by item: a patch item
  *   updates the item with the same key, or is appended; `{"$patch": "delete", <key>: ...}` removes
  *   one, `{"$patch": "replace"}` replaces the whole list with the other items;
  * - a list of strings with the merge strategy (`metadata.finalizers`) is a union, and
@@ -34,51 +36,19 @@ export class StrategicMergePatchError extends Error {
   }
 }
 
-/** How the members of one object type patch: only fields that are not plain merges or replacements. */
-interface TypeMeta {
-  readonly [field: string]: FieldMeta;
+/** The strategic merge patch's view of a field's list type: its `patchMergeKey`, or a union of scalars. */
+function mergeKeyOf(type: FieldType | undefined): string | undefined {
+  return type?.list?.type === 'map' ? type.list.patchMergeKey : undefined;
 }
 
-interface FieldMeta {
-  /** The list merges items by this member (`patchMergeKey`). */
-  readonly mergeKey?: string;
-  /** A list of scalars with `patchStrategy:"merge"`: a union. */
-  readonly mergeScalars?: true;
-  /** The type of the member (an object) or of the list's items. */
-  readonly type?: TypeMeta;
+function mergesScalars(type: FieldType | undefined): boolean {
+  return type?.list?.type === 'set' && type.list.patchMerge;
 }
 
-const OBJECT_META: TypeMeta = { finalizers: { mergeScalars: true }, ownerReferences: { mergeKey: 'uid' } };
-const CONTAINER: TypeMeta = {
-  ports: { mergeKey: 'containerPort' },
-  env: { mergeKey: 'name' },
-  volumeMounts: { mergeKey: 'mountPath' },
-  volumeDevices: { mergeKey: 'devicePath' },
-};
-const POD_SPEC: TypeMeta = {
-  containers: { mergeKey: 'name', type: CONTAINER },
-  initContainers: { mergeKey: 'name', type: CONTAINER },
-  ephemeralContainers: { mergeKey: 'name', type: CONTAINER },
-  volumes: { mergeKey: 'name' },
-  imagePullSecrets: { mergeKey: 'name' },
-  hostAliases: { mergeKey: 'ip' },
-  topologySpreadConstraints: { mergeKey: 'topologyKey' },
-  resourceClaims: { mergeKey: 'name' },
-  schedulingGates: { mergeKey: 'name' },
-};
-const CONDITIONS: TypeMeta = { conditions: { mergeKey: 'type' } };
-
-/** Merge keys of the kinds the loopback server serves, from k8s.io/api's `patchMergeKey` tags. */
-const SCHEMAS: Readonly<Record<string, TypeMeta>> = {
-  '/pods': {
-    spec: { type: POD_SPEC },
-    status: { type: { ...CONDITIONS, podIPs: { mergeKey: 'ip' }, hostIPs: { mergeKey: 'ip' }, resourceClaimStatuses: { mergeKey: 'name' } } },
-  },
-  'apps/deployments': { spec: { type: { template: { type: { metadata: { type: OBJECT_META }, spec: { type: POD_SPEC } } } } }, status: { type: CONDITIONS } },
-  '/services': { spec: { type: { ports: { mergeKey: 'port' } } }, status: { type: CONDITIONS } },
-  '/nodes': { spec: { type: { podCIDRs: { mergeScalars: true } } }, status: { type: { ...CONDITIONS, addresses: { mergeKey: 'type' } } } },
-  '/namespaces': { status: { type: CONDITIONS } },
-};
+/** The type of a list's items. */
+function itemType(type: FieldType | undefined): FieldType | undefined {
+  return type?.list?.type === 'map' ? type.list.items : undefined;
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -97,7 +67,7 @@ const RETAIN_KEYS = '$retainKeys';
 const SET_ELEMENT_ORDER = '$setElementOrder/';
 const DELETE_FROM_PRIMITIVE_LIST = '$deleteFromPrimitiveList/';
 
-function mergeObject(original: Record<string, unknown>, patch: Record<string, unknown>, meta: TypeMeta | undefined): Record<string, unknown> | undefined {
+function mergeObject(original: Record<string, unknown>, patch: Record<string, unknown>, meta: FieldType | undefined): Record<string, unknown> | undefined {
   const directive = patch[PATCH];
   if (directive !== undefined) {
     if (directive === 'delete') return undefined;
@@ -126,26 +96,27 @@ function mergeObject(original: Record<string, unknown>, patch: Record<string, un
       delete result[key];
       continue;
     }
-    const field = meta?.[key];
+    const field = meta?.fields?.[key];
+    const mergeKey = mergeKeyOf(field);
     const current = result[key];
     if (isRecord(value)) {
-      const merged = mergeObject(isRecord(current) ? current : {}, value, field?.type);
+      const merged = mergeObject(isRecord(current) ? current : {}, value, field);
       if (merged === undefined) delete result[key];
       else result[key] = merged;
-    } else if (Array.isArray(value) && field?.mergeKey !== undefined) {
-      result[key] = mergeList(Array.isArray(current) ? current : [], value, field.mergeKey, field.type);
-    } else if (Array.isArray(value) && field?.mergeScalars === true) {
+    } else if (Array.isArray(value) && mergeKey !== undefined) {
+      result[key] = mergeList(Array.isArray(current) ? current : [], value, mergeKey, itemType(field));
+    } else if (Array.isArray(value) && mergesScalars(field)) {
       result[key] = [...new Set([...(Array.isArray(current) ? current : []), ...value])];
     } else {
       result[key] = Array.isArray(value) ? value.map((item) => (isRecord(item) ? stripDirectives(item) : item)) : value;
     }
     const order = patch[`${SET_ELEMENT_ORDER}${key}`];
-    if (Array.isArray(order) && Array.isArray(result[key])) result[key] = ordered(result[key] as unknown[], order, field?.mergeKey);
+    if (Array.isArray(order) && Array.isArray(result[key])) result[key] = ordered(result[key] as unknown[], order, mergeKey);
   }
   return result;
 }
 
-function mergeList(original: readonly unknown[], patch: readonly unknown[], mergeKey: string, itemMeta: TypeMeta | undefined): unknown[] {
+function mergeList(original: readonly unknown[], patch: readonly unknown[], mergeKey: string, itemMeta: FieldType | undefined): unknown[] {
   if (patch.some((item) => isRecord(item) && item[PATCH] === 'replace')) {
     return patch.filter((item) => !(isRecord(item) && item[PATCH] === 'replace')).map((item) => (isRecord(item) ? stripDirectives(item) : item));
   }
@@ -191,6 +162,5 @@ export function strategicMergePatch(resource: Resource<KubeObject>, original: Ku
   if (!isRecord(patch)) {
     throw new StrategicMergePatchError(400, `json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch === 'boolean' ? 'bool' : typeof patch} into Go value of type map[string]interface {}`);
   }
-  const schema: TypeMeta = { metadata: { type: OBJECT_META }, ...SCHEMAS[`${resource.group}/${resource.plural}`] };
-  return (mergeObject(original as unknown as Record<string, unknown>, patch, schema) ?? {}) as unknown as KubeObject;
+  return (mergeObject(original as unknown as Record<string, unknown>, patch, rootTypeOf(resource)) ?? {}) as unknown as KubeObject;
 }

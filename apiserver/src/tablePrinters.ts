@@ -1,6 +1,7 @@
 import type { Resource } from 'rx-informer';
 import type { KubeObject } from 'rx-informer';
 import { isCustomResource } from './builtinResources';
+import { eventPrinter, eventsV1Printer } from './eventTable';
 import { ageOf } from './humanDuration';
 import { podPrinter } from './podTable';
 import { AGE_COLUMN, column, CREATION_TIMESTAMP_DESCRIPTION, NAME_COLUMN, type TableCell, type TableColumn, type TablePrinter } from './tableColumns';
@@ -223,6 +224,8 @@ const BUILTIN_PRINTERS: Readonly<Record<string, TablePrinter>> = {
     [column('Type', 'string', 'Used to facilitate programmatic handling of secret data.'), column('Data', 'string', 'Data contains the secret data.')],
     ({ body }) => [text(body['type'], 'Opaque'), keyCount(body['data'], body['stringData'])],
   ),
+  '/events': eventPrinter,
+  'events.k8s.io/events': eventsV1Printer,
   'coordination.k8s.io/leases': simplePrinter([column('Holder', 'string', 'holderIdentity contains the identity of the holder of a current lease.')], ({ spec }) => [text(spec['holderIdentity'])]),
 };
 

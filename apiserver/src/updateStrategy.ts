@@ -1,5 +1,5 @@
-import type { Resource } from 'rx-informer';
 import type { KubeObject } from 'rx-informer';
+import type { ServedResource } from './builtinResources';
 import type { ClusterStoreImpl } from './clusterStore';
 import type { StoredObject } from './history';
 import { createObject, updateObject } from './objectHandlers';
@@ -14,18 +14,20 @@ import type { UpdateStrategy } from './builtinResources';
  */
 export function updateWithStrategy(
   store: ClusterStoreImpl,
-  resource: Resource<KubeObject>,
+  served: ServedResource,
   namespace: string | undefined,
   name: string,
   object: KubeObject,
   strategy: UpdateStrategy,
+  manager: string,
 ): { readonly entry: StoredObject; readonly created: boolean } {
+  const resource = served.resource;
   const existing = store.get(resource, resource.namespaced ? (namespace ?? object.metadata.namespace) : undefined, name);
   const sameName = object.metadata.name === '' || object.metadata.name === name;
   if (existing === undefined && strategy.allowCreateOnUpdate && sameName) {
     // store.go wipes the system fields of a create-on-update; the stored resourceVersion is new.
     const { resourceVersion: _ignored, uid: _uid, creationTimestamp: _created, ...metadata } = object.metadata;
-    return { entry: createObject(store, resource, namespace, { ...object, metadata: { ...metadata, name } }), created: true };
+    return { entry: createObject(store, served, namespace, { ...object, metadata: { ...metadata, name } }, manager), created: true };
   }
   const resourceVersion = object.metadata.resourceVersion;
   if (existing !== undefined && !strategy.allowUnconditionalUpdate && (resourceVersion === undefined || resourceVersion === '' || resourceVersion === '0')) {
@@ -34,5 +36,5 @@ export function updateWithStrategy(
       invalid(resource.plural, resource.group, name, [{ type: 'FieldValueInvalid', field: 'metadata.resourceVersion', body: 'Invalid value: 0: must be specified for an update' }]),
     );
   }
-  return { entry: updateObject(store, resource, namespace, name, object, undefined), created: false };
+  return { entry: updateObject(store, served, namespace, name, object, undefined, manager), created: false };
 }

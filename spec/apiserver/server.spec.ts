@@ -198,7 +198,7 @@ describe('discovery', () => {
   it('lists the core version at /api and the named groups at /apis', async () => {
     expect((await get(server, '/api')).json.versions).toEqual(['v1']);
     const groups = (await get(server, '/apis')).json.groups;
-    expect(groups.map((g: { name: string }) => g.name).sort()).toEqual(['apps', 'coordination.k8s.io', 'example.com']);
+    expect(groups.map((g: { name: string }) => g.name).sort()).toEqual(['apps', 'coordination.k8s.io', 'events.k8s.io', 'example.com']);
     expect(groups.find((g: { name: string }) => g.name === 'apps').versions).toEqual([{ groupVersion: 'apps/v1', version: 'v1' }]);
   });
 
@@ -210,12 +210,18 @@ describe('discovery', () => {
       singularName: 'pod',
       namespaced: true,
       kind: 'Pod',
-      verbs: ['create', 'delete', 'get', 'list', 'update', 'watch'],
+      verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
       shortNames: ['po'],
     });
+    // A status subresource is listed after its resource, as the API server lists it.
+    expect(core.resources.find((r: { name: string }) => r.name === 'pods/status')).toEqual({ name: 'pods/status', singularName: '', namespaced: true, kind: 'Pod', verbs: ['get', 'patch', 'update'] });
+    expect(core.resources.find((r: { name: string }) => r.name === 'configmaps/status')).toBeUndefined();
     expect(core.resources.find((r: { name: string }) => r.name === 'nodes')).toMatchObject({ namespaced: false, kind: 'Node' });
     const custom = (await get(server, '/apis/example.com/v1')).json;
-    expect(custom.resources).toEqual([expect.objectContaining({ name: 'widgets', kind: 'Widget', namespaced: true })]);
+    expect(custom.resources).toEqual([
+      expect.objectContaining({ name: 'widgets', kind: 'Widget', namespaced: true }),
+      expect.objectContaining({ name: 'widgets/status', kind: 'Widget', namespaced: true }),
+    ]);
     expect((await get(server, '/apis/apps')).json.preferredVersion).toEqual({ groupVersion: 'apps/v1', version: 'v1' });
   });
 

@@ -9,8 +9,8 @@ import { stopCluster, type Cluster } from './realClients';
 /**
  * The real kubectl writing to the loopback API server: `patch` of every type, `set image`,
  * client-side `apply`, and what the loopback server refuses with a clear 415 (protobuf bodies from
- * `kubectl create configmap`, server-side apply) or refuses as the API server does (a strategic
- * merge patch of a custom resource).
+ * `kubectl create configmap`) or refuses as the API server does (a strategic merge patch of a
+ * custom resource). Server-side apply: kubectlApply.spec.ts.
  */
 
 describeWithKubectl('kubectl writes against the loopback API server', () => {
@@ -81,7 +81,7 @@ describeWithKubectl('kubectl writes against the loopback API server', () => {
     expect(server.store.get(configMaps, 'default', 'settings')?.data).toEqual({ mode: 'fast' });
   });
 
-  it('apply (client-side) creates, then patches with a strategic merge of its last-applied configuration; --server-side gets a clear 415', async () => {
+  it('apply (client-side) creates, then patches with a strategic merge of its last-applied configuration', async () => {
     const deployment = (image: string, replicas: number): object => ({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
@@ -97,9 +97,5 @@ describeWithKubectl('kubectl writes against the loopback API server', () => {
     expect(stored.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration']).toContain('"image":"app:2"');
     const again = await run('apply', '-f', join(cluster!.dir, 'applied-2.json'), '--validate=false');
     expect([again.code, again.stdout.trim()]).toEqual([0, 'deployment.apps/applied unchanged']);
-
-    const serverSide = await run('apply', '--server-side', '-f', join(cluster!.dir, 'applied-2.json'), '--validate=false');
-    expect(serverSide.code).toBe(1);
-    expect(serverSide.stderr).toContain('server-side apply, application/apply-patch+yaml, is not implemented by the loopback API server');
   });
 });

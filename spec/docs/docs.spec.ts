@@ -37,6 +37,7 @@ describe('the documentation', () => {
         'docs/guides/custom-resources.md',
         'docs/guides/testing.md',
         'docs/guides/memory.md',
+        'docs/guides/writing-back.md',
         'docs/migration/client-go.md',
         'docs/migration/client-node.md',
       ]),
@@ -79,7 +80,7 @@ describe('the documentation', () => {
 
     it('are there to check: every guide and migration page shows code', () => {
       const pages = new Set(snippets.map((snippet) => snippet.where.split(':')[0]));
-      for (const page of ['README.md', 'docs/guides/controllers.md', 'docs/guides/custom-operators.md', 'docs/guides/testing.md', 'docs/guides/memory.md', 'docs/migration/client-go.md', 'docs/migration/client-node.md']) {
+      for (const page of ['README.md', 'docs/guides/controllers.md', 'docs/guides/custom-operators.md', 'docs/guides/testing.md', 'docs/guides/memory.md', 'docs/guides/writing-back.md', 'docs/migration/client-go.md', 'docs/migration/client-node.md']) {
         expect(pages).toContain(page);
       }
     });

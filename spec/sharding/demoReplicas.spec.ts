@@ -29,7 +29,7 @@ function bucketCounts(table: string): Map<string, number> {
 }
 
 it('shows each replica’s buckets, and the stopped one’s moving to the others', async () => {
-  const { code, stdout, stderr } = await runDemo(['--replicas', '3', '--pods', '300', '--stop-after', '1', '--duration', '4'], 240_000);
+  const { code, stdout, stderr } = await runDemo(['--replicas', '3', '--pods', '300', '--stop-after', '1', '--until-moved', '--duration', '120'], 240_000);
   expect(stderr).toBe('');
   expect(code).toBe(0);
   expect(stdout).toContain('stopped replica-1 (SIGTERM)');
