@@ -90,6 +90,10 @@ export interface ClientConfig {
   /** Handler subscriptions (fan-out). */
   readonly handlers: number;
   readonly plan: ClientPlan;
+  /** Ask for and cache metadata only (b: `metadataOnly: true`; a2: the same Accept header, parsed into its Map). */
+  readonly metadataOnly?: boolean;
+  /** b's list page and initial-events timeouts (ms), raised for lists that take minutes (the million-object run). */
+  readonly listTimeoutMs?: number;
 }
 
 /** Sync measurements. */
@@ -103,6 +107,8 @@ export interface SyncResult {
   readonly maxStallMs: number;
   /** The same stall in main-thread CPU time (robust when other processes share the cores); absent in older results. */
   readonly maxStallCpuMs?: number;
+  /** Peak V8 heap used up to synced, sampled at every stall-monitor tick; absent in older results. */
+  readonly peakHeapBytes?: number;
 }
 
 export interface ThroughputResult {

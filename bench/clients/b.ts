@@ -6,7 +6,7 @@
  * streaming list in the `streaming` scenario and with paged lists otherwise, whatever the default.
  */
 import type { Subscription } from 'rxjs';
-import { informer } from '../../lib/informer/informer';
+import { informer, type Informer } from '../../lib/informer/informer';
 import { labelIndex, namespaceIndex, NAMESPACE_INDEX, type IndexFunc } from '../../lib/store/indexers';
 import { dropManagedFields } from '../../lib/store/transforms';
 import type { KubeObject } from '../../lib/base/object';
@@ -18,13 +18,18 @@ function rxInformer(config: ClientConfig, handlers: readonly UpdateHandler[]): C
   // The label index: pods carry `app`, the Applications `team`.
   const label = config.objects === 'application' ? 'team' : 'app';
   const indexers: Record<string, IndexFunc<KubeObject>> = { [NAMESPACE_INDEX]: namespaceIndex, [label]: labelIndex(label) };
-  const podInformer = informer(loopbackKubeConfig(config.serverUrl), benchResourceOf(config.objects), {
+  const options = {
     indexers,
     // BENCH_SHARE_UNCHANGED=0 measures b without structural sharing (before/after figures).
     shareUnchanged: process.env['BENCH_SHARE_UNCHANGED'] !== '0',
     streamingList: config.scenario === 'streaming',
-    ...(config.dropManagedFields ? { transform: dropManagedFields } : {}),
-  });
+    ...(config.listTimeoutMs === undefined ? {} : { listPageTimeoutMs: config.listTimeoutMs, initialEventsTimeoutMs: config.listTimeoutMs }),
+  };
+  const kubeConfig = loopbackKubeConfig(config.serverUrl);
+  const resource = benchResourceOf(config.objects);
+  const podInformer: Informer<KubeObject> = config.metadataOnly
+    ? informer(kubeConfig, resource, { ...options, metadataOnly: true })
+    : informer(kubeConfig, resource, { ...options, ...(config.dropManagedFields ? { transform: dropManagedFields } : {}) });
   const subscriptions: Subscription[] = [];
   return {
     async start() {

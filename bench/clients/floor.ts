@@ -2,7 +2,9 @@
  * The physical floors: the same list pages and watch bytes an informer reads, split into lines and
  * JSON.parse'd with nothing else on top. `keep: false` drops each object (a1); `keep: true` keeps
  * it in one plain mutable Map (a2), the cheapest cache there is. Both call the handlers with the
- * parsed object, follow a clean end of the watch with a re-watch, and relist after a 410.
+ * parsed object, follow a clean end of the watch with a re-watch, and relist after a 410. In the
+ * streaming scenario they list with a streaming list (each initial event parsed on its own, synced
+ * at the initial-events-end bookmark); with `metadataOnly` they ask for `PartialObjectMetadata`.
  */
 import http from 'node:http';
 import type { KubeObject } from '../../lib/base/object';
@@ -23,10 +25,10 @@ interface WatchLine {
 }
 
 /** GETs `url` and resolves with its body decoded as it arrives; rejects on any status but 200. */
-export function getText(url: string): Promise<string> {
+export function getText(url: string, headers: http.OutgoingHttpHeaders = {}): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     http
-      .get(url, (response) => {
+      .get(url, { headers }, (response) => {
         response.setEncoding('utf8');
         let body = '';
         response.on('data', (chunk: string) => (body += chunk));
@@ -54,7 +56,13 @@ export function floorClient(config: ClientConfig, handlers: readonly UpdateHandl
   let request: http.ClientRequest | undefined;
   let stopped = false;
   let failures = 0;
-  const cacheable = config.dropManagedFields ? withoutManagedFields : (object: KubeObject): KubeObject => object;
+  // A metadata-only informer drops managedFields too, by default.
+  const cacheable = config.dropManagedFields || config.metadataOnly === true ? withoutManagedFields : (object: KubeObject): KubeObject => object;
+  // The Accept headers of client-go's metadata client (lib/sources/partialObjectMetadata.ts).
+  const listHeaders = config.metadataOnly === true ? { accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json' } : {};
+  const watchHeaders = config.metadataOnly === true ? { accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json' } : {};
+  // The streaming scenario: the floor of a streaming list, each initial event parsed into the cache.
+  const streaming = config.scenario === 'streaming';
 
   const notify = (object: KubeObject): void => {
     for (const handler of handlers) handler(object);
@@ -67,7 +75,7 @@ export function floorClient(config: ClientConfig, handlers: readonly UpdateHandl
     let continueToken: string | undefined;
     do {
       const query = new URLSearchParams({ limit: String(PAGE_LIMIT), ...(continueToken === undefined ? { resourceVersion: '0' } : { continue: continueToken }) });
-      const page = JSON.parse(await getText(`${config.serverUrl}${collection}?${query}`)) as ListBody;
+      const page = JSON.parse(await getText(`${config.serverUrl}${collection}?${query}`, listHeaders)) as ListBody;
       for (const item of page.items) {
         if (keep) fresh.set(keyOf(item), cacheable(item));
         if (item.metadata.annotations?.[RELIST_MARKER_ANNOTATION] !== undefined) marked.push(item);
@@ -79,10 +87,13 @@ export function floorClient(config: ClientConfig, handlers: readonly UpdateHandl
     return marked;
   };
 
-  const watch = (): void => {
-    const query = new URLSearchParams({ watch: '1', resourceVersion, allowWatchBookmarks: 'true' });
+  /** Watches from `resourceVersion`; with `onInitialEventsEnd`, a streaming list first (into a fresh cache). */
+  const watch = (onInitialEventsEnd?: () => void): void => {
+    const initial: Record<string, string> = onInitialEventsEnd === undefined ? {} : { sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' };
+    const query = new URLSearchParams({ watch: '1', resourceVersion, allowWatchBookmarks: 'true', ...initial });
     let relistNeeded = false;
-    request = http.get(`${config.serverUrl}${collection}?${query}`, (response) => {
+    let listing = onInitialEventsEnd !== undefined;
+    request = http.get(`${config.serverUrl}${collection}?${query}`, { headers: watchHeaders }, (response) => {
       response.setEncoding('utf8');
       let rest = '';
       response.on('data', (chunk: string) => {
@@ -98,9 +109,14 @@ export function floorClient(config: ClientConfig, handlers: readonly UpdateHandl
             resourceVersion = object.metadata.resourceVersion ?? resourceVersion;
             if (event.type === 'DELETED') {
               if (keep) cache.delete(keyOf(object));
-            } else if (event.type !== 'BOOKMARK') {
+            } else if (event.type === 'BOOKMARK') {
+              if (listing && object.metadata.annotations?.['k8s.io/initial-events-end'] === 'true') {
+                listing = false;
+                onInitialEventsEnd?.();
+              }
+            } else {
               if (keep) cache.set(keyOf(object), cacheable(object));
-              notify(object);
+              if (!listing) notify(object);
             }
           }
           start = newline + 1;
@@ -128,6 +144,10 @@ export function floorClient(config: ClientConfig, handlers: readonly UpdateHandl
 
   return {
     async start() {
+      if (streaming) {
+        await new Promise<void>((resolve) => watch(resolve));
+        return;
+      }
       await list();
       watch();
     },

@@ -211,14 +211,19 @@ function collectGarbage(): void {
 }
 
 async function measureSync(client: ClientUnderTest): Promise<SyncResult> {
-  const monitor = new StallMonitor();
+  let peakHeap = 0;
+  const sampleHeap = (): void => {
+    peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+  };
+  const monitor = new StallMonitor(sampleHeap);
   const cpu = process.cpuUsage();
   const started = performance.now();
   await client.start();
   const syncMs = performance.now() - started;
   const used = process.cpuUsage(cpu);
   const stall = monitor.stop();
-  return { syncMs, cpuMs: (used.user + used.system) / 1000, peakRssBytes: process.resourceUsage().maxRSS * 1024, maxStallMs: stall.wallMs, maxStallCpuMs: stall.cpuMs };
+  sampleHeap();
+  return { syncMs, cpuMs: (used.user + used.system) / 1000, peakRssBytes: process.resourceUsage().maxRSS * 1024, maxStallMs: stall.wallMs, maxStallCpuMs: stall.cpuMs, peakHeapBytes: peakHeap };
 }
 
 async function measureThroughput(server: ServerLink, tracker: Tracker, events: number): Promise<ThroughputResult> {

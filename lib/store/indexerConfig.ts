@@ -29,7 +29,9 @@ export interface IndexerConfig<T extends KubeObject = KubeObject> {
    */
   freeze?: boolean;
   /**
-   * Structural sharing (see `shareUnchanged`): before `transform`, every subtree of an incoming
+   * Structural sharing (see `shareUnchanged`): before `transform` (after it for
+   * `dropManagedFields`, which builds its result from the incoming object alone, so that the walk
+   * skips the managedFields it drops), every subtree of an incoming
    * update that is deep-equal to the cached version's at the same path is replaced by the cached
    * one, and every other empty object `{}` of any stored object by one shared frozen `{}`.
    * Default `true`. Values never change; what changes is that an update's `object` and

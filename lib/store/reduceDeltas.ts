@@ -12,6 +12,7 @@ import { checkTransformed, guardIndexers, IndexFunctionFailure } from './indexer
 import { NAMESPACE_INDEX, namespaceIndex, type IndexFunc } from './indexers';
 import { objectKey } from './keys';
 import { shareUnchanged } from './shareUnchanged';
+import { dropManagedFields } from './transforms';
 
 /**
  * The store's reducer: one step folds a batch of deltas into the next state of the cache. The
@@ -47,10 +48,27 @@ interface Relist<T extends KubeObject> {
 
 /** How objects are prepared for the store; fixed for the life of one indexer subscription. */
 interface Preparation<T extends KubeObject> {
-  /** Transform and freeze, as configured. */
-  readonly prepare: (object: T) => T;
-  /** Share unchanged subtrees with the cached version (`shareUnchanged`). */
-  readonly share: boolean;
+  /** The configured transform, its result checked; undefined when there is none. */
+  readonly transform: ((object: T) => T) | undefined;
+  readonly freeze: boolean;
+  /**
+   * When unchanged subtrees are shared with the cached version (`shareUnchanged`): before the
+   * transform (on the object as received), after it (on what the transform returned), or never.
+   * After only for a transform known to return objects nobody else holds (see `sharesAfter`).
+   */
+  readonly share: 'before' | 'after' | 'never';
+}
+
+/**
+ * Sharing mutates the object it walks, so it runs on what the transform returned only when the
+ * transform is known to build that from the parsed object alone: `dropManagedFields` (a fresh
+ * top level and metadata over the parsed object's children). Then the walk no longer visits the
+ * fields the transform drops (managedFields, most of a pod's objects), and it compares like with
+ * like, the cached version being transformed too. Any other transform may return objects someone
+ * else holds (a shared default, a memo), which the walk must not write: it shares before.
+ */
+function sharesAfter<T extends KubeObject>(transform: ((object: T) => T) | undefined): boolean {
+  return transform === (dropManagedFields as (object: T) => T);
 }
 
 /**
@@ -96,14 +114,9 @@ const NO_REJECTIONS: readonly RejectedObjectError[] = Object.freeze([]);
 export function initialIndexerState<T extends KubeObject>(config: Pick<IndexerConfig<T>, 'indexers' | 'transform' | 'freeze' | 'shareUnchanged'>): IndexerState<T> {
   const indexers = guardIndexers(config.indexers ?? ({ [NAMESPACE_INDEX]: namespaceIndex } as Record<string, IndexFunc<T>>));
   const transform = config.transform;
-  const shouldFreeze = config.freeze ?? false;
-  let prepare: (object: T) => T;
-  if (transform && shouldFreeze) prepare = (object) => deepFreeze(checkTransformed(transform(object)));
-  else if (transform) prepare = (object) => checkTransformed(transform(object));
-  else if (shouldFreeze) prepare = deepFreeze;
-  else prepare = (object) => object;
+  const share = (config.shareUnchanged ?? true) ? (sharesAfter(transform) ? 'after' : 'before') : 'never';
   const working: Working<T> = {
-    preparation: { prepare, share: config.shareUnchanged ?? true },
+    preparation: { transform, freeze: config.freeze ?? false, share },
     sequencer: new ChangeSequencer(),
     relist: undefined,
     namespaceRelists: undefined,
@@ -132,7 +145,7 @@ export function initialIndexerState<T extends KubeObject>(config: Pick<IndexerCo
  *    namespace's objects only, in an edit of the cache at its `last` page (see `NamespaceRelist`);
  *    its pages may interleave with other namespaces' and with watch deltas.
  * 3. What is stored is shared with the version it replaces (`shareUnchanged`), then transformed
- *    and frozen as configured. An object that cannot be cached (no `metadata.name`, a throwing
+ *    and frozen as configured (`dropManagedFields` transforms first, then shares what it returned). An object that cannot be cached (no `metadata.name`, a throwing
  *    transform or index function) is rejected, never thrown: a new object is left out, an update
  *    or a relisted object keeps the cached version, a deletion still deletes. The rejections are
  *    in the state's `rejections`.
@@ -363,13 +376,17 @@ class Step<T extends KubeObject> implements RelistObjects<T> {
   }
 
   /**
-   * What is stored for `incoming`: shared with the version it replaces, then transformed and
-   * frozen; undefined (rejected) when the transform fails.
+   * What is stored for `incoming`: shared with the version it replaces, transformed (sharing
+   * after the transform for `dropManagedFields`, see `sharesAfter`) and frozen; undefined
+   * (rejected) when the transform fails.
    */
   store(key: string, incoming: T, replaced: T | undefined, outcome: RejectionOutcome): T | undefined {
-    if (this.preparation.share) shareUnchanged(replaced, incoming);
+    const { transform, freeze, share } = this.preparation;
+    if (share === 'before') shareUnchanged(replaced, incoming);
     try {
-      return this.preparation.prepare(incoming);
+      const transformed = transform === undefined ? incoming : checkTransformed(transform(incoming));
+      if (share === 'after') shareUnchanged(replaced, transformed);
+      return freeze ? deepFreeze(transformed) : transformed;
     } catch (cause) {
       this.reject({ key, stage: 'transform', outcome, cause });
       return undefined;

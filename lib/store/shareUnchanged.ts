@@ -1,5 +1,6 @@
 /**
- * Structural sharing: the indexer hands every incoming object, before `transform`, to
+ * Structural sharing: the indexer hands every incoming object, before `transform` (after
+ * `dropManagedFields`, whose result only it holds), to
  * {@link shareUnchanged} with the cached version it replaces (or none), so that versions share
  * what did not change and all objects share one empty object.
  */

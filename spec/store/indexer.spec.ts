@@ -325,12 +325,29 @@ describe('indexer', () => {
       expect(object.spec).toBe(oldObject.spec);
     });
 
-    it('shares before the transform, so what the transform passes through is shared too', () => {
+    it('shares what dropManagedFields passes through with the cached version', () => {
       const [, second] = run([replace([withSpec('1', 2, { managedFields: [{}] })]), updated(withSpec('2', 2, { managedFields: [{}] }))], { transform: dropManagedFields });
       const { oldObject, object } = update(second!);
       expect(object.metadata.managedFields).toBeUndefined();
       expect(object.spec).toBe(oldObject.spec);
       expect(object.metadata.labels).toBe(oldObject.metadata.labels);
+    });
+
+    it('shares after dropManagedFields, so the walk never visits the managedFields it drops', () => {
+      const entry = { manager: 'kubelet', fieldsV1: { 'f:status': {} } };
+      run([replace([withSpec('1', 2)]), updated(withSpec('2', 2, { managedFields: [entry] as KubeObject['metadata']['managedFields'] }))], { transform: dropManagedFields });
+      // A walk would have swapped the entry's empty object for the shared frozen one.
+      expect(Object.isFrozen(entry.fieldsV1['f:status'])).toBe(false);
+    });
+
+    it('shares before any other transform, so objects its result holds from elsewhere are never written', () => {
+      const defaults = { replicas: 2, template: { containers: [{ name: 'c', image: 'nginx' }], volumes: [{ name: 'v', emptyDir: {} }] } };
+      const emptyDir = defaults.template.volumes[0]!.emptyDir;
+      const transform = (o: KubeObject): KubeObject => ({ ...o, spec: defaults }) as KubeObject;
+      const [first] = run([replace([withSpec('1', 2)])], { transform });
+      expect((first!.get('default/a') as WithSpec).spec).toBe(defaults);
+      expect(defaults.template.volumes[0]!.emptyDir).toBe(emptyDir);
+      expect(Object.isFrozen(emptyDir)).toBe(false);
     });
 
     it('freezes the new version without refreezing the shared parts, and without throwing', () => {
