@@ -81,7 +81,7 @@ export interface InformerForOptions<T extends KubeObject = KubeObject> {
   /**
    * Index functions, merged into the shared informer's (client-go's AddIndexers), which always has
    * the namespace index (`NAMESPACE_INDEX`, used by `snapshot.list({ namespace })`). Allowed until
-   * the informer first runs; after that, a new index name throws {@link IndexerConflictError}.
+   * the informer first runs; after that, a new index name throws an `IndexerConflictError`.
    */
   readonly indexers?: Readonly<Record<string, IndexFunc<T>>>;
   /** Default false. See {@link MetadataInformerForOptions}. */
