@@ -19,6 +19,11 @@
  *   retried with backoff; the App stays meanwhile. The children go by garbage collection.
  * - Every reconcile reads the caches once they show its key's own earlier writes, so it never
  *   creates a ConfigMap it created a moment ago (409) or cleans up twice.
+ * - Status through rx-informer/writes: once registered, the App's `Ready` condition (with its
+ *   `observedGeneration`) is server-side applied to its status subresource under the operator's
+ *   field manager, and the first time an App becomes ready at a generation a `Registered` Event
+ *   is recorded about it (events.k8s.io/v1; repeats become a series, the recorder never blocks a
+ *   reconcile and is flushed when the operator stops).
  *
  * Run: `npx ts-node examples/run/appOperator.ts [namespace]` (current kubeconfig context; Ctrl-C
  * stops), once the cluster serves the resource:
@@ -57,6 +62,8 @@ import {
   type Service,
 } from 'rx-informer';
 import { controller, finalizer, type ControllerReconciler, type ControllerWrites, type FinalizerRequest } from 'rx-informer/controller';
+import { applyStatus, eventRecorder, findCondition, setCondition, type Condition, type EventRecorder } from 'rx-informer/writes';
+import { lastValueFrom } from 'rxjs';
 
 /** An App: what the operator keeps in the cluster for it. */
 export interface App extends KubeObject {
@@ -66,10 +73,17 @@ export interface App extends KubeObject {
     /** What its ConfigMap holds. */
     readonly config?: Readonly<Record<string, string>>;
   };
+  readonly status?: {
+    /** `Ready`: True once the App's children match it and it is registered. */
+    readonly conditions?: readonly Condition[];
+  };
 }
 
 /** `example.com/v1 apps`, namespaced. */
 export const apps: Resource<App> = defineResource<App>({ group: 'example.com', version: 'v1', plural: 'apps', kind: 'App', namespaced: true });
+
+/** The field manager of the operator's status writes. */
+export const FIELD_MANAGER = 'example.com/app-operator';
 
 /** The operator's finalizer on every App it has registered. */
 export const REGISTRY_FINALIZER = 'example.com/registry';
@@ -124,7 +138,7 @@ export function memoryRegistry(log: (line: string) => void = () => undefined): R
  * The operator's reconcile: under the finalizer, `apply` makes the App's ConfigMap and Service
  * match it and registers it; `cleanup` unregisters it.
  */
-export function appReconciler(registry: Registry, log: (line: string) => void): ControllerReconciler<App> {
+export function appReconciler(registry: Registry, log: (line: string) => void, markReady: (app: App) => Promise<void> = async () => undefined): ControllerReconciler<App> {
   return finalizer<App>(REGISTRY_FINALIZER, {
     apply: async ({ key, primary: app, snapshots, writes, signal }: FinalizerRequest<App>) => {
       const namespace = app.metadata.namespace ?? '';
@@ -135,6 +149,7 @@ export function appReconciler(registry: Registry, log: (line: string) => void): 
       const serviceNow = snapshots.of(services).get(`${namespace}/${service.metadata.name}`);
       logOutcome(log, 'Service', service, await ensure(writes, services, app, service, serviceNow, sameService, servicePatch));
       await registry.register(key, addressOf(app), signal);
+      await markReady(app);
     },
     cleanup: async ({ key, signal }) => {
       await registry.unregister(key, signal);
@@ -158,8 +173,10 @@ export async function main(kubeConfig: KubeConfig, options: AppOperatorOptions =
   const stop = new AbortController();
   let settled = (): void => undefined;
   const stopped = new Promise<void>((resolve) => (settled = resolve));
+  const recorder = eventRecorder(kubeConfig, { reportingController: FIELD_MANAGER, signal: stop.signal, logger });
+  const recorded = lastValueFrom(recorder.writes$, { defaultValue: undefined }).catch(() => undefined);
   factory.start();
-  const running = operator.run(appReconciler(registry, log), { signal: stop.signal, logger }).subscribe({
+  const running = operator.run(appReconciler(registry, log, (app) => markReady(kubeConfig, recorder, app)), { signal: stop.signal, logger }).subscribe({
     next: (event) => {
       if (event.type === 'failed') log(`reconcile ${event.key} failed: ${messageOf(event.error)}`);
       if (event.type === 'staleCache') log(`reconcile ${event.key} read a cache ${event.waited} ms behind its writes`);
@@ -178,10 +195,27 @@ export async function main(kubeConfig: KubeConfig, options: AppOperatorOptions =
     // The signal stops the work queue gracefully: running reconciles settle before the caches go.
     stop.abort();
     await stopped;
+    await recorded;
     running.unsubscribe();
     await factory.shutdown();
     log('stopped');
   }
+}
+
+/**
+ * Applies the App's `Ready` condition at its generation (server-side apply of its status: the
+ * operator's field manager owns the condition) and records a `Registered` Event the first time the
+ * App is ready at this generation. An App already ready at this generation is left alone, so a
+ * reconcile that changed nothing writes nothing.
+ */
+async function markReady(kubeConfig: KubeConfig, recorder: EventRecorder, app: App): Promise<void> {
+  const generation = app.metadata.generation;
+  const ready = findCondition(app.status?.conditions, 'Ready');
+  if (ready?.status === 'True' && ready.observedGeneration === generation) return;
+  const conditions = setCondition(app.status?.conditions, { type: 'Ready', status: 'True', reason: 'Registered', message: `registered at ${addressOf(app)}`, observedGeneration: generation });
+  const { name, namespace } = app.metadata;
+  await lastValueFrom(applyStatus(kubeConfig, apps, { metadata: { name, namespace }, status: { conditions } }, { fieldManager: FIELD_MANAGER, force: true }));
+  recorder.record(app, { type: 'Normal', reason: 'Registered', action: 'Register', note: `registered at ${addressOf(app)}` });
 }
 
 /** What one ensure did. */

@@ -1,7 +1,7 @@
 import { silentLogger } from '../../lib/base/logger';
-import { configMaps, services } from '../../lib/resources/builtins';
+import { configMaps, eventsV1, services } from '../../lib/resources/builtins';
 import { startApiServer, type ApiServer } from '../../apiserver/src';
-import { addressOf, apps, configName, main, memoryRegistry, REGISTRY_FINALIZER, type App, type Registry } from '../../examples/appOperator';
+import { addressOf, apps, configName, FIELD_MANAGER, main, memoryRegistry, REGISTRY_FINALIZER, type App, type Registry } from '../../examples/appOperator';
 import { eventually } from '../support/eventually';
 import { Lines } from './lines';
 import { describeEachServerVersion } from '../support/serverVersions';
@@ -77,6 +77,33 @@ describeEachServerVersion('example: an App operator over a custom resource, agai
     expect(registryCalls.length).toBeGreaterThan(0);
     expect(registryCalls).toEqual(registryCalls.map(() => ({ call: 'register', key: `${NS}/web`, finalizers: [REGISTRY_FINALIZER] })));
     expect(lines.seen.filter((line) => line.startsWith('created '))).toEqual([`created ConfigMap ${NS}/web-config`, `created Service ${NS}/web`]);
+  });
+
+  it('reports the App Ready at its generation through its status subresource, under its field manager, and records a Registered Event', async () => {
+    server.store.create(apps, app('web', { port: 8080 }));
+    await start();
+    const ready = await eventually(() => {
+      const stored = server.store.get(apps, NS, 'web');
+      const conditions = stored?.status?.conditions ?? [];
+      expect(conditions).toEqual([expect.objectContaining({ type: 'Ready', status: 'True', reason: 'Registered', observedGeneration: stored?.metadata.generation })]);
+      return stored!;
+    });
+    expect(ready.spec).toEqual({ port: 8080 });
+    expect(ready.metadata.managedFields).toContainEqual(expect.objectContaining({ manager: FIELD_MANAGER, operation: 'Apply', subresource: 'status' }));
+    const [event] = await eventually(() => {
+      const found = server.store.list(eventsV1, NS);
+      expect(found).toHaveLength(1);
+      return found;
+    });
+    expect(event).toMatchObject({ type: 'Normal', reason: 'Registered', action: 'Register', reportingController: FIELD_MANAGER, regarding: { kind: 'App', name: 'web' } });
+
+    // A spec change: Ready again, now at the new generation.
+    server.store.update(apps, { ...ready, spec: { port: 9090 } });
+    await eventually(() => {
+      const stored = server.store.get(apps, NS, 'web');
+      expect(stored?.metadata.generation).toBeGreaterThan(ready.metadata.generation!);
+      expect(stored?.status?.conditions).toEqual([expect.objectContaining({ type: 'Ready', status: 'True', observedGeneration: stored?.metadata.generation, message: `registered at web.${NS}.svc:9090` })]);
+    });
   });
 
   it("follows the App's spec: config keys added and removed, a new port registered at its new address", async () => {
