@@ -9,7 +9,7 @@
 #     (compat/leaseRules.cjs), on both Node legs;
 #   - the testing guide's first example, verbatim from the shipped guide, under Jest (CommonJS,
 #     ts-jest) and Vitest (an ES module project); the tutorial's project (tutorial/first-controller)
-#     type-checked (nodenext) and tested under Vitest;
+#     type-checked (nodenext) and tested under Vitest and Jest (its ES module mode);
 #   - compat/smoke.js (plain CommonJS) on the system Node (20) with @kubernetes/client-node 1.x,
 #     and on the repo's Node 22 (devDependency node@22) with client-node 2.x; both with prom-client
 #     for rx-informer/prometheus, whose absence must leave the main entry working;
@@ -417,7 +417,7 @@ else
   guide_run "Vitest $(installed_version "$CG" vitest), ES module project" "$CG/vitest-esm" ../node_modules/vitest/vitest.mjs run
 
   # The tutorial (docs/guides/first-controller.md) is tutorial/first-controller: an ES module
-  # project, type-checked with its own tsconfig (nodenext) and tested under Vitest.
+  # project, type-checked with its own tsconfig (nodenext) and tested under Vitest and Jest.
   TUTORIAL="$CG/first-controller"
   if (cd "$TUTORIAL" && PATH="$NODE22_PATH" "${CONSUMER_ENV[@]}" node ../node_modules/typescript/bin/tsc -p tsconfig.json) >"$TUTORIAL/tsc.log" 2>&1; then
     pass "tutorial project: type-checks under its own tsconfig (module nodenext, strict; tsc $(installed_version "$CG" typescript))"
@@ -434,6 +434,16 @@ else
   else
     indent <"$TUTORIAL/run.log"
     fail "tutorial project under Vitest (output above)"
+  fi
+  # Jest in its ES module mode, as the project's test:jest script runs it: Node's one warning that
+  # the mode is experimental is expected, any other warning fails.
+  if (cd "$TUTORIAL" && PATH="$NODE22_PATH" "${CONSUMER_ENV[@]}" NODE_OPTIONS=--trace-warnings CI=true NO_COLOR=1 "${limit[@]+"${limit[@]}"}" node --experimental-vm-modules ../node_modules/jest/bin/jest.js) >"$TUTORIAL/jest.log" 2>&1 &&
+    grep -qE 'Tests: +1 passed' "$TUTORIAL/jest.log" && ! grep -E '^\(node:[0-9]+\)' "$TUTORIAL/jest.log" | grep -qv 'ExperimentalWarning: VM Modules'; then
+    grep -E 'Tests' "$TUTORIAL/jest.log" | indent
+    pass "tutorial project: its test passes under Jest $(installed_version "$CG" jest) in its ES module mode (ts-jest, useESM) with no warning but the mode's own"
+  else
+    indent <"$TUTORIAL/jest.log"
+    fail "tutorial project under Jest, ES module mode (output above)"
   fi
 fi
 
