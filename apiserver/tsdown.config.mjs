@@ -31,9 +31,10 @@ export default [
     ...server,
     format: 'esm',
     entry: entries,
-    // ES modules have no __filename; Node >= 20.11 gives them import.meta.filename, the same path
-    // (kubeConfig.ts resolves the user's @kubernetes/client-node from the server's own location).
-    define: { __filename: 'import.meta.filename' },
+    // ES modules have no __filename. kubeConfig.ts only hands it to createRequire (to resolve the
+    // user's @kubernetes/client-node from the server's own location), which takes a file URL as
+    // well: import.meta.url, which Jest's ES module mode gives too (not import.meta.filename).
+    define: { __filename: 'import.meta.url' },
   },
   {
     ...server,

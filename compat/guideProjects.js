@@ -1,18 +1,22 @@
 'use strict';
 /*
  * Lays out the testing guide's first example as a user's test, for compat/run.sh:
- *   node guideProjects.js GUIDE DIR
+ *   node guideProjects.js GUIDE DIR [TUTORIAL]
  * GUIDE is the shipped docs/guides/testing.md (from the packed rx-informer); its first ```ts block
  * is copied verbatim into
  *   DIR/jest-cjs/guide.spec.ts      a CommonJS project ("type": "commonjs") under Jest with ts-jest;
  *   DIR/vitest-esm/guide.test.ts    an ES module project ("type": "module") under Vitest, with the
  *                                   `globals: true` setting the guide names for its describe/it/expect.
- * Both resolve rx-informer and rx-informer-apiserver from DIR/node_modules (the packed tarballs).
+ * and, given TUTORIAL (the repository's tutorial/first-controller, the project of
+ * docs/guides/first-controller.md), copies it into
+ *   DIR/first-controller            an ES module project (its own package.json, tsconfig nodenext,
+ *                                   vitest.config.ts), without its node_modules.
+ * All resolve rx-informer and rx-informer-apiserver from DIR/node_modules (the packed tarballs).
  */
 const fs = require('node:fs');
 const path = require('node:path');
 
-const [guide, dir] = process.argv.slice(2);
+const [guide, dir, tutorial] = process.argv.slice(2);
 const markdown = fs.readFileSync(guide, 'utf8');
 const block = /^```ts[ \t]*\n([\s\S]*?)^```[ \t]*$/m.exec(markdown);
 if (block === null) {
@@ -42,3 +46,6 @@ write('vitest-esm', {
   'vitest.config.js': "export default { test: { globals: true, include: ['*.test.ts'] } };\n",
   'guide.test.ts': example,
 });
+if (tutorial !== undefined) {
+  fs.cpSync(tutorial, path.join(dir, 'first-controller'), { recursive: true, filter: (source) => path.basename(source) !== 'node_modules' });
+}

@@ -8,7 +8,8 @@
 #     `node --trace-warnings` (no warning allowed), and the Lease rules through each build
 #     (compat/leaseRules.cjs), on both Node legs;
 #   - the testing guide's first example, verbatim from the shipped guide, under Jest (CommonJS,
-#     ts-jest) and Vitest (an ES module project);
+#     ts-jest) and Vitest (an ES module project); the tutorial's project (tutorial/first-controller)
+#     type-checked (nodenext) and tested under Vitest and Jest (its ES module mode);
 #   - compat/smoke.js (plain CommonJS) on the system Node (20) with @kubernetes/client-node 1.x,
 #     and on the repo's Node 22 (devDependency node@22) with client-node 2.x; both with prom-client
 #     for rx-informer/prometheus, whose absence must leave the main entry working;
@@ -186,7 +187,8 @@ consumer() {
 
 CN1="$WORK/consumer-node20-client-node1"
 CN2="$WORK/consumer-node22-client-node2"
-# The testing guide's first example as a user's test, under Jest and Vitest (Node 22: Vitest needs >= 22.12).
+# The testing guide's first example as a user's test, under Jest and Vitest (Node 22: Vitest needs >= 22.12),
+# and the tutorial's project (prom-client for its /metrics).
 CG="$WORK/consumer-testing-guide"
 section "installing consumers (both tarballs + rxjs@$RXJS_RANGE + @kubernetes/client-node ^1 / ^2; Jest and Vitest for the testing guide)"
 PROM_CLIENT='prom-client@^15'
@@ -205,7 +207,7 @@ wait "$INSTALL2" || CN2_OK=false
 JOBS=()
 # After the other two: three installs at once would crowd two cores.
 CG_OK=true
-consumer "$CG" "$NODE22_PATH" '^2' 'jest@^29' 'ts-jest@^29' 'typescript@~5.9' '@types/jest@^29' '@types/node@^22' 'vitest@^5' >"$WORK/install-guide.log" 2>&1 &
+consumer "$CG" "$NODE22_PATH" '^2' 'jest@^29' 'ts-jest@^29' 'typescript@~5.9' '@types/jest@^29' '@types/node@^22' 'vitest@^5' "$PROM_CLIENT" >"$WORK/install-guide.log" 2>&1 &
 INSTALLG=$!
 JOBS+=("$INSTALLG")
 CN1_VERSION="$(installed_version "$CN1" @kubernetes/client-node)"
@@ -392,7 +394,7 @@ GUIDE_SHIPPED="$CG/node_modules/rx-informer/docs/guides/testing.md"
 if ! $CG_OK; then
   tail -30 "$WORK/install-guide.log" | indent
   fail "testing guide: npm install of Jest and Vitest with both tarballs failed (output above)"
-elif ! "$NODE22" "$COMPAT/guideProjects.js" "$GUIDE_SHIPPED" "$CG" 2>"$WORK/guide-layout.log"; then
+elif ! "$NODE22" "$COMPAT/guideProjects.js" "$GUIDE_SHIPPED" "$CG" "$REPO/tutorial/first-controller" 2>"$WORK/guide-layout.log"; then
   indent <"$WORK/guide-layout.log"
   fail "testing guide: its first example (output above)"
 else
@@ -413,6 +415,36 @@ else
   }
   guide_run "Jest $(installed_version "$CG" jest), CommonJS, ts-jest" "$CG/jest-cjs" ../node_modules/jest/bin/jest.js
   guide_run "Vitest $(installed_version "$CG" vitest), ES module project" "$CG/vitest-esm" ../node_modules/vitest/vitest.mjs run
+
+  # The tutorial (docs/guides/first-controller.md) is tutorial/first-controller: an ES module
+  # project, type-checked with its own tsconfig (nodenext) and tested under Vitest and Jest.
+  TUTORIAL="$CG/first-controller"
+  if (cd "$TUTORIAL" && PATH="$NODE22_PATH" "${CONSUMER_ENV[@]}" node ../node_modules/typescript/bin/tsc -p tsconfig.json) >"$TUTORIAL/tsc.log" 2>&1; then
+    pass "tutorial project: type-checks under its own tsconfig (module nodenext, strict; tsc $(installed_version "$CG" typescript))"
+  else
+    indent <"$TUTORIAL/tsc.log"
+    fail "tutorial project: tsc (output above)"
+  fi
+  limit=()
+  command -v timeout >/dev/null && limit=(timeout 300)
+  if (cd "$TUTORIAL" && PATH="$NODE22_PATH" "${CONSUMER_ENV[@]}" NODE_OPTIONS=--trace-warnings CI=true NO_COLOR=1 "${limit[@]+"${limit[@]}"}" node ../node_modules/vitest/vitest.mjs run) >"$TUTORIAL/run.log" 2>&1 &&
+    grep -qE 'Tests +1 passed' "$TUTORIAL/run.log" && ! grep -qE '^\(node:[0-9]+\)' "$TUTORIAL/run.log"; then
+    grep -E 'Tests' "$TUTORIAL/run.log" | indent
+    pass "tutorial project: its test passes under Vitest $(installed_version "$CG" vitest) (ES module project) with no warning"
+  else
+    indent <"$TUTORIAL/run.log"
+    fail "tutorial project under Vitest (output above)"
+  fi
+  # Jest in its ES module mode, as the project's test:jest script runs it: Node's one warning that
+  # the mode is experimental is expected, any other warning fails.
+  if (cd "$TUTORIAL" && PATH="$NODE22_PATH" "${CONSUMER_ENV[@]}" NODE_OPTIONS=--trace-warnings CI=true NO_COLOR=1 "${limit[@]+"${limit[@]}"}" node --experimental-vm-modules ../node_modules/jest/bin/jest.js) >"$TUTORIAL/jest.log" 2>&1 &&
+    grep -qE 'Tests: +1 passed' "$TUTORIAL/jest.log" && ! grep -E '^\(node:[0-9]+\)' "$TUTORIAL/jest.log" | grep -qv 'ExperimentalWarning: VM Modules'; then
+    grep -E 'Tests' "$TUTORIAL/jest.log" | indent
+    pass "tutorial project: its test passes under Jest $(installed_version "$CG" jest) in its ES module mode (ts-jest, useESM) with no warning but the mode's own"
+  else
+    indent <"$TUTORIAL/jest.log"
+    fail "tutorial project under Jest, ES module mode (output above)"
+  fi
 fi
 
 section "the rx-informer-apiserver bin on the system Node with client-node 2.x (which needs Node >= 22.19)"

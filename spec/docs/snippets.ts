@@ -12,18 +12,39 @@ import { ALL_ENTRY_POINTS, specifierOf } from '../../scripts/entryPoints';
 
 export const REPO = path.resolve(__dirname, '../..');
 
-/** A fenced ```ts block of a Markdown file, with the line it starts on (1-based) for messages. */
+/**
+ * A fenced ```ts block of a Markdown file, with the line it starts on (1-based) for messages, and
+ * the project file it shows when a `<!-- file: PATH -->` line comes right before it.
+ */
 export interface CodeBlock {
   readonly code: string;
   readonly line: number;
+  readonly file?: string;
 }
 
 /** Every ```ts (or ```typescript) block of a Markdown text, in order. */
 export function typeScriptBlocks(markdown: string): CodeBlock[] {
+  const fileOf = new Map(fileBlocks(markdown).map((block) => [block.line, block.file]));
   const blocks: CodeBlock[] = [];
   const fence = /^```(?:ts|typescript)[ \t]*\n([\s\S]*?)^```[ \t]*$/gm;
   for (let match = fence.exec(markdown); match !== null; match = fence.exec(markdown)) {
-    blocks.push({ code: match[1] ?? '', line: markdown.slice(0, match.index).split('\n').length });
+    const line = markdown.slice(0, match.index).split('\n').length;
+    const file = fileOf.get(line);
+    blocks.push({ code: match[1] ?? '', line, ...(file === undefined ? {} : { file }) });
+  }
+  return blocks;
+}
+
+/**
+ * The blocks (of any language) that a `<!-- file: PATH -->` line right before them marks as a
+ * project's file, PATH relative to the project: a tutorial's files, which its project holds word
+ * for word and compiles with its own settings.
+ */
+export function fileBlocks(markdown: string): (CodeBlock & { readonly file: string })[] {
+  const blocks: (CodeBlock & { readonly file: string })[] = [];
+  const marked = /^<!-- file: (\S+) -->\n```[a-z]*[ \t]*\n([\s\S]*?)^```[ \t]*$/gm;
+  for (let match = marked.exec(markdown); match !== null; match = marked.exec(markdown)) {
+    blocks.push({ file: match[1] ?? '', code: match[2] ?? '', line: markdown.slice(0, match.index).split('\n').length + 1 });
   }
   return blocks;
 }
