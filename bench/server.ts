@@ -26,6 +26,7 @@ import type { Resource } from '../lib/resources/resource';
 import type { KubeObject } from '../lib/base/object';
 import { applications, makeApplication } from '../apiserver/src/applications';
 import { seededRandom } from '../apiserver/src/random';
+import { flowControlledProducer } from './flowControl';
 import {
   SCENARIO_SERVER_VERSION,
   RELIST_MARKER_ANNOTATION,
@@ -41,8 +42,6 @@ import {
   type Scenario,
 } from './protocol';
 
-/** Updates written in one turn before yielding to the event loop (so the writes reach the socket). */
-const BATCH = 64;
 /** History enough for a client that connects its watch while events are already flowing. */
 const HISTORY_LIMIT = 20_000;
 
@@ -117,10 +116,6 @@ let server: ApiServer | undefined;
 let resource: Resource<KubeObject> = benchResourceOf('pod');
 let targets: PodRef[] = [];
 let nextTarget = 0;
-let acked = 0;
-let resumeAfterAck: (() => void) | undefined;
-let window = 0;
-let produced = 0;
 
 function send(message: ServerMessage): void {
   process.send?.(message);
@@ -202,38 +197,7 @@ async function setup(podCount: number, scenario: Scenario, objects: ObjectKind):
   send({ type: 'ready', url: server.url, podJsonBytes, preSerialized: preSerialized && templates.size === targets.length });
 }
 
-/** Produces `count` events, never more than `window` ahead of the client's acknowledgements. */
-function produce(count: number, windowSize: number): Promise<ServerReply> {
-  acked = 0;
-  produced = 0;
-  window = windowSize;
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  return new Promise<ServerReply>((resolve) => {
-    const turn = (): void => {
-      for (let i = 0; i < BATCH && produced < count && produced - acked < window; i++) updateOne(++produced);
-      if (produced >= count) {
-        // CPU time of the whole server process (updates, socket writes, GC), not just this loop.
-        const used = process.cpuUsage(cpu);
-        resolve({ type: 'produced', count, busyMs: (used.user + used.system) / 1000, elapsedMs: performance.now() - started });
-      } else if (produced - acked >= window) {
-        resumeAfterAck = turn;
-      } else {
-        setImmediate(turn);
-      }
-    };
-    turn();
-  });
-}
-
-function onAck(handled: number): void {
-  acked = Math.max(acked, handled);
-  if (resumeAfterAck !== undefined && produced - acked < window) {
-    const resume = resumeAfterAck;
-    resumeAfterAck = undefined;
-    setImmediate(resume);
-  }
-}
+const producer = flowControlledProducer((sequence) => updateOne(sequence));
 
 /** Produces `count` events at a fixed rate, in 5 ms ticks. */
 function pace(count: number, ratePerSecond: number): Promise<ServerReply> {
@@ -278,11 +242,11 @@ function relist(): ServerReply {
 async function onRequest(request: ServerRequest): Promise<void> {
   switch (request.type) {
     case 'produce':
-      return reply(await produce(request.count, request.window));
+      return reply(await producer.produce(request.count, request.window));
     case 'pace':
       return reply(await pace(request.count, request.ratePerSecond));
     case 'ack':
-      return onAck(request.handled);
+      return producer.onAck(request.handled);
     case 'relist':
       return reply(relist());
     case 'relist-check':

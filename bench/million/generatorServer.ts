@@ -27,8 +27,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { makePod } from '../../apiserver/src/pods';
 import { seededRandom } from '../../apiserver/src/random';
-import { SEQUENCE_ANNOTATION, WRITTEN_AT_ANNOTATION, sharedClockMs, type ServerReply, type ServerRequest } from '../protocol';
+import { SEQUENCE_ANNOTATION, WRITTEN_AT_ANNOTATION, sharedClockMs, type ServerRequest } from '../protocol';
 import type { MillionServerCommand, MillionServerMessage } from './messages';
+import { flowControlledProducer } from '../flowControl';
 
 const BASE_PODS = 1000;
 const NAMESPACES = 10;
@@ -36,8 +37,6 @@ const NAMESPACES = 10;
 const HISTORY_LIMIT = 20_000;
 /** Pods per write while streaming a list. */
 const CHUNK = 64;
-/** Updates written in one turn before yielding to the event loop. */
-const BATCH = 64;
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
 type Slot = 'name' | 'uid' | 'rv' | 'seq' | 'stamp';
@@ -196,50 +195,15 @@ function update(sequence: number): void {
   for (const watcher of watchers) watcher.response.write(watcher.metadata ? event.metadata : event.full);
 }
 
-let acked = 0;
-let produced = 0;
-let window = 0;
-let resumeAfterAck: (() => void) | undefined;
-
-/** Produces `count` events, never more than `windowSize` ahead of the client's acknowledgements. */
-function produce(count: number, windowSize: number): Promise<ServerReply> {
-  acked = 0;
-  produced = 0;
-  window = windowSize;
-  const started = performance.now();
-  const cpu = process.cpuUsage();
-  return new Promise<ServerReply>((resolve) => {
-    const turn = (): void => {
-      for (let i = 0; i < BATCH && produced < count && produced - acked < window; i++) update(++produced);
-      if (produced >= count) {
-        const used = process.cpuUsage(cpu);
-        resolve({ type: 'produced', count, busyMs: (used.user + used.system) / 1000, elapsedMs: performance.now() - started });
-      } else if (produced - acked >= window) {
-        resumeAfterAck = turn;
-      } else {
-        setImmediate(turn);
-      }
-    };
-    turn();
-  });
-}
-
-function onAck(handled: number): void {
-  acked = Math.max(acked, handled);
-  if (resumeAfterAck !== undefined && produced - acked < window) {
-    const resume = resumeAfterAck;
-    resumeAfterAck = undefined;
-    setImmediate(resume);
-  }
-}
+const producer = flowControlledProducer(update);
 
 function send(message: MillionServerMessage): void {
   process.send?.(message);
 }
 
 async function onRequest(request: ServerRequest): Promise<void> {
-  if (request.type === 'produce') send({ type: 'reply', reply: await produce(request.count, request.window) });
-  else if (request.type === 'ack') onAck(request.handled);
+  if (request.type === 'produce') send({ type: 'reply', reply: await producer.produce(request.count, request.window) });
+  else if (request.type === 'ack') producer.onAck(request.handled);
   else send({ type: 'failed', message: `the generator server does not serve ${request.type}` });
 }
 
