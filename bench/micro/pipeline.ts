@@ -3,9 +3,10 @@
  * JSON.parse'd, then either kept in one Map (a2) or fed through rx-informer's reflector, indexer
  * and one handle() subscription (b). One variant per process, so each gets a clean heap:
  *
- *   node -r ts-node/register/transpile-only bench/micro/pipeline.ts <a2|b|b-cache> 100000 100000 [handlers=1]
+ *   node -r ts-node/register/transpile-only bench/micro/pipeline.ts <a2|b|b-changes|b-cache> 100000 100000 [handlers=1]
  *
- * (b-cache: the informer's snapshots without a handle() subscription.) Add --cpu-prof before -r
+ * (b: `handlers` handle() subscriptions; b-changes: as many `changes$` subscriptions, the stream
+ * handle() is measured against; b-cache: the informer's snapshots without either.) Add --cpu-prof before -r
  * to profile; SHARE=0 turns the indexer's `shareUnchanged` off and FREEZE=1 turns `freeze` on,
  * for before/after figures.
  *
@@ -57,7 +58,7 @@ function report(started: number, cpu: NodeJS.CpuUsage): void {
   const wall = performance.now() - started;
   const used = process.cpuUsage(cpu);
   const cpuMs = (used.user + used.system) / 1000;
-  process.stdout.write(`${variant} cached=${cached} events=${events} handlers=${variant === 'b' ? handlerCount : 0}: wall ${((wall * 1000) / events).toFixed(1)} µs/event, cpu ${((cpuMs * 1000) / events).toFixed(1)} µs/event, gc pauses ${((gc.totalMs * 1000) / events).toFixed(1)} µs/event (${gc.count}), ${Math.round((events * 1000) / wall)} events/s\n`);
+  process.stdout.write(`${variant} cached=${cached} events=${events} subscribers=${variant === 'b' || variant === 'b-changes' ? handlerCount : 0}: wall ${((wall * 1000) / events).toFixed(1)} µs/event, cpu ${((cpuMs * 1000) / events).toFixed(1)} µs/event, gc pauses ${((gc.totalMs * 1000) / events).toFixed(1)} µs/event (${gc.count}), throughput ${Math.round((events * 1000) / wall)} events/s\n`);
 }
 
 async function runMap(): Promise<void> {
@@ -101,6 +102,14 @@ async function runInformer(): Promise<void> {
       if (snapshot.synced) synced();
       for (const change of snapshot.changes) if (change.type === 'update' && Number(change.object.metadata.annotations?.['seq']) === events) finish();
     });
+  } else if (variant === 'b-changes') {
+    let subscribersDone = 0;
+    informer.synced$.subscribe(() => synced());
+    for (let h = 0; h < handlerCount; h++) {
+      informer.changes$.subscribe((change) => {
+        if (change.type === 'update' && Number(change.object.metadata.annotations?.['seq']) === events && ++subscribersDone === handlerCount) finish();
+      });
+    }
   } else {
     let handlersDone = 0;
     let handlersSynced = 0;
