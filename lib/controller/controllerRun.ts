@@ -24,6 +24,7 @@ import type { KubeObject } from '../base/object';
 import { effectiveResyncPeriod } from '../handlers/resync';
 import type { Resource } from '../resources/resource';
 import { objectKey } from '../store/keys';
+import { settledSnapshot } from '../store/indexedSnapshot';
 import { reconcile, type ReconcileOptions } from '../workqueue/reconcile';
 import type { ReconcileOutcome } from '../workqueue/reconcileResult';
 import type { ReconcileContext } from '../workqueue/workers';
@@ -154,7 +155,8 @@ class Run<T extends KubeObject> {
 
   /** Each world, before any key of it is emitted. */
   observe(world: World): void {
-    this.latest = world;
+    // What reconciles read later is the state, not the changes (handed on once, to controllerKeys).
+    this.latest = world.changed === undefined ? world : { snapshots: world.snapshots.map(settledSnapshot), changed: world.changed };
     this.expectations.expire(this.scheduler.now() - this.config.bound);
     if (world.changed !== undefined) this.expectations.observe(world.changed, world.snapshots[world.changed]!);
   }

@@ -2,6 +2,7 @@ import { defer, map, merge, mergeMap, type Observable } from 'rxjs';
 import type { KubeObject } from '../base/object';
 import type { Informer } from '../informer/informer';
 import type { Snapshot } from '../store/snapshot';
+import { settledSnapshot } from '../store/indexedSnapshot';
 
 /**
  * One moment of a controller's caches: the latest snapshot of each of its informers (in the
@@ -31,8 +32,13 @@ export function worlds(informers: readonly Informer<KubeObject>[]): Observable<W
     let started = false;
     return merge(...informers.map((informer, index) => informer.informer$.pipe(map((snapshot) => ({ index, snapshot }))))).pipe(
       mergeMap(({ index, snapshot }): World[] => {
-        latest[index] = snapshot;
-        if (started) return [{ snapshots: [...(latest as Snapshot<KubeObject>[])], changed: index }];
+        // Kept settled: a world hands the new snapshot's changes on once, and holds none after.
+        latest[index] = settledSnapshot(snapshot);
+        if (started) {
+          const snapshots = [...(latest as Snapshot<KubeObject>[])];
+          snapshots[index] = snapshot;
+          return [{ snapshots, changed: index }];
+        }
         if (!latest.every((entry) => entry?.synced === true)) return [];
         started = true;
         return [{ snapshots: [...(latest as Snapshot<KubeObject>[])], changed: undefined }];

@@ -1,5 +1,6 @@
 import type { Change } from '../store/change';
 import type { KubeObject } from '../base/object';
+import { settledSnapshot } from '../store/indexedSnapshot';
 import type { Snapshot } from '../store/snapshot';
 import { CatchUp } from './catchUp';
 import { ChangeRun } from './changeRun';
@@ -46,7 +47,7 @@ export class PendingChanges<T extends KubeObject> {
     private readonly maxPending: number,
     private readonly overflowed: (notification: HandlerNotification<T>) => void,
   ) {
-    this.current = first;
+    this.current = settledSnapshot(first);
     this.run = new ChangeRun(0);
   }
 
@@ -57,8 +58,11 @@ export class PendingChanges<T extends KubeObject> {
 
   receive(snapshot: Snapshot<T>): void {
     const previous = this.current;
-    if (snapshot === previous) return; // the same snapshot again (a stream that replays it) brings no change
-    this.current = snapshot;
+    // Kept settled: the run, queue or catch-up holds what is still to deliver, and nothing holds
+    // the changes once delivered. The same snapshot again (a stream that replays it) brings no change.
+    const settled = settledSnapshot(snapshot);
+    if (settled === previous) return;
+    this.current = settled;
     this.received++;
     if (this.catchUp !== undefined) return; // it will compare with the latest snapshot when ready
     if (this.queue === undefined) {

@@ -2,6 +2,7 @@ import { asyncScheduler, interval, type OperatorFunction, type SchedulerLike, ty
 import { longDelays } from '../base/longDelays';
 import type { KubeObject } from '../base/object';
 import { operate, operatorObserver } from '../base/operate';
+import { settledSnapshot } from '../store/indexedSnapshot';
 import type { Snapshot } from '../store/snapshot';
 
 /** The shortest resync period: client-go clamps shorter ones to this as well. */
@@ -79,7 +80,7 @@ export function resync<T extends KubeObject = KubeObject>(config: ResyncConfig =
     const upstream = source.subscribe(
       operatorObserver<Snapshot<T>>(subscriber, {
         next: (snapshot) => {
-          latest = snapshot;
+          latest = settledSnapshot(snapshot); // a resync re-reads the state, not the changes
           subscriber.next({ type: 'snapshot', snapshot });
           if (period > 0 && timer === undefined && snapshot.synced) {
             // The timer's own failure (a scheduler that cannot schedule) is the subscriber's too.

@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
-import { asapScheduler, asyncScheduler, defer, filter, finalize, isObservable, mergeMap, Observable, of, ReplaySubject, share, Subject, switchMap, take, tap, timer } from 'rxjs';
+import { asapScheduler, asyncScheduler, defer, filter, finalize, isObservable, mergeMap, Observable, of, share, startWith, Subject, switchMap, take, tap, timer } from 'rxjs';
 import type { Delta } from '../reflector/delta';
 import type { InformerHealth } from '../reflector/health';
 import { defaultLogger } from '../base/logger';
@@ -7,6 +7,7 @@ import { longDelays } from '../base/longDelays';
 import { handle, type HandleOptions } from '../handlers/handle';
 import type { HandlerEvent, ResourceHandlers } from '../handlers/resourceHandlers';
 import { indexer } from '../store/indexer';
+import { settledSnapshot } from '../store/indexedSnapshot';
 import { reflectorEvents } from '../reflector/reflect';
 import type { ReflectConfig } from '../reflector/reflectConfig';
 import { isDelta, type ReflectorEvent } from '../reflector/reflectorEvent';
@@ -40,7 +41,8 @@ export interface Informer<T extends KubeObject = KubeObject> {
   readonly name: string;
   /**
    * Snapshots of the cache, one per batch of changes (a relist, or the watch events that arrived
-   * together); a late subscriber first gets the latest one.
+   * together); a late subscriber first gets the latest state, with no `changes` (it did not see
+   * them happen, and the informer keeps none once they are delivered).
    * The first synced snapshot follows the initial list. It does not error on what the server or
    * your `transform` and index functions do: failed requests are retried and shown on `health$`,
    * objects that cannot be cached are left out and counted there.
@@ -300,7 +302,7 @@ export function informerOfRuns<T extends KubeObject = KubeObject>(
     });
   // The snapshot the share would replay to a subscriber arriving now; undefined while stopped.
   let current: Snapshot<T> | undefined;
-  const informer$ = runs({
+  const shared$ = runs({
     name,
     scheduler,
     logger,
@@ -323,11 +325,18 @@ export function informerOfRuns<T extends KubeObject = KubeObject>(
       // scheduler given too, so that tests in virtual time run the path production runs.
       batch: { scheduler: options.scheduler ?? asapScheduler },
     }),
-    tap((snapshot) => (current = snapshot)),
+    tap((snapshot) => (current = settledSnapshot(snapshot))),
     finalize(() => (current = undefined)),
     // shareReplay's refCount has no grace: leaving and coming back in one tick would relist.
-    share({ connector: () => new ReplaySubject<Snapshot<T>>(1), resetOnError: true, resetOnComplete: true, resetOnRefCountZero: () => timer(gracePeriodMs, longDelays(scheduler)) }),
+    share({ connector: () => new Subject<Snapshot<T>>(), resetOnError: true, resetOnComplete: true, resetOnRefCountZero: () => timer(gracePeriodMs, longDelays(scheduler)) }),
   );
+  // A subscriber arriving later starts from the latest state, settled: without the changes that
+  // produced it, which it did not see happen (and which, after a relist, are one per object: a
+  // replay buffer holding them would keep them alive for as long as the cache is quiet).
+  const informer$ = defer(() => {
+    const latest = current;
+    return latest === undefined ? shared$ : shared$.pipe(startWith(latest));
+  });
 
   // Listening before starting the cache: a deltas$ subscriber that starts the watch sees it all.
   const deltas$ = new Observable<Delta<T>>((subscriber) => {

@@ -82,6 +82,8 @@ export class IndexedSnapshot<T extends KubeObject = KubeObject> implements Snaps
   /** This snapshot's place in its indexer's stream (see `ChangeSequencer`); -1 until numbered. */
   private position = -1;
   private touched = -1;
+  /** This state without its changes, made once when first asked for (see {@link settled}). */
+  private settledTwin: IndexedSnapshot<T> | undefined;
 
   private constructor(
     private readonly schema: IndexSchema<T>,
@@ -116,6 +118,23 @@ export class IndexedSnapshot<T extends KubeObject = KubeObject> implements Snaps
   numbered(sequence: number, touchedSince: number): void {
     this.position = sequence;
     this.touched = touchedSince;
+  }
+
+  /**
+   * This state without the changes that produced it, numbered as this snapshot is: what a stream
+   * keeps once the changes are delivered. The latest snapshot is held for as long as the cache is
+   * quiet (to replay to late subscribers, to resync from, to edit next), and a relist's changes are
+   * one per object: holding them would keep a second entry per object alive after the relist.
+   * Made once, so every holder keeps the same twin (internal).
+   */
+  settled(): IndexedSnapshot<T> {
+    if (this.changes.length === 0) return this;
+    if (this.settledTwin === undefined) {
+      const twin = new IndexedSnapshot(this.schema, this.objects, this.postings, this.resourceVersion, this.synced, NO_CHANGES);
+      twin.numbered(this.position, this.touched);
+      this.settledTwin = twin;
+    }
+    return this.settledTwin;
   }
 
   get(key: string): T | undefined {
@@ -409,4 +428,12 @@ class Builder<T extends KubeObject> implements SnapshotBuilder<T> {
     });
     return this.seal(this.objects.persistent(), postings, resourceVersion, changes);
   }
+}
+
+/**
+ * What to keep of a snapshot once its changes are delivered: the same state without them (see
+ * {@link IndexedSnapshot.settled}); a snapshot of another kind is kept as it is.
+ */
+export function settledSnapshot<T extends KubeObject>(snapshot: Snapshot<T>): Snapshot<T> {
+  return snapshot instanceof IndexedSnapshot ? (snapshot as IndexedSnapshot<T>).settled() : snapshot;
 }

@@ -1,11 +1,11 @@
-import { asapScheduler, defer, filter, map, scan, tap, type OperatorFunction } from 'rxjs';
+import { asapScheduler, defer, filter, map, type OperatorFunction } from 'rxjs';
 import type { KubeObject } from '../base/object';
 import type { Delta } from '../reflector/delta';
 import { RECORD_LIMIT } from './changeSequence';
 import { deltaBatches } from './deltaBatches';
 import type { IndexedSnapshot } from './indexedSnapshot';
 import type { IndexerConfig } from './indexerConfig';
-import { initialIndexerState, reduceDeltas, type DeltaBatch, type IndexerState } from './reduceDeltas';
+import { initialIndexerState, reduceDeltas, withoutEmitted, type DeltaBatch, type IndexerState } from './reduceDeltas';
 import type { Snapshot } from './snapshot';
 
 /**
@@ -86,15 +86,22 @@ export function indexer<T extends KubeObject = KubeObject>(config: IndexerConfig
     batch === undefined ? map((delta) => (delta.type === 'Replace' ? delta : [delta])) : deltaBatches(batch.scheduler ?? asapScheduler, maxDeltas);
   const report = rejectionReporter<T>(config.onRejected);
   return (deltas) =>
-    defer(() =>
-      deltas.pipe(
+    defer(() => {
+      // A scan of the reducer that keeps between steps only the state, never the snapshot a step
+      // emitted: the state's own snapshot is settled (no changes), so a quiet cache holds no
+      // changes, and a relist's (one per object) go once delivered.
+      let state = initialIndexerState(config);
+      return deltas.pipe(
         batches,
-        scan((state: IndexerState<T>, next: DeltaBatch<T>) => reduceDeltas(state, next), initialIndexerState(config)),
-        tap(report),
-        map((state): IndexedSnapshot<T> | undefined => state.emitted),
+        map((batch: DeltaBatch<T>): IndexedSnapshot<T> | undefined => {
+          const next = reduceDeltas(state, batch);
+          state = withoutEmitted(next);
+          report(next);
+          return next.emitted;
+        }),
         filter((snapshot): snapshot is IndexedSnapshot<T> => snapshot !== undefined),
-      ),
-    );
+      );
+    });
 }
 
 /** Hands each step's rejections to `onRejected`; a callback that throws must not stop the cache. */

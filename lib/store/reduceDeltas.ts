@@ -162,11 +162,20 @@ export function reduceDeltas<T extends KubeObject>(state: IndexerState<T>, batch
   const step = new Step(state.snapshot, working);
   const emitted = isWatchBatch(batch) ? step.watchDeltas(batch) : step.replacePage(batch);
   return {
-    snapshot: emitted ?? state.snapshot,
+    // The cache to edit next, settled: the state holds no changes once they are emitted.
+    snapshot: emitted?.settled() ?? state.snapshot,
     emitted,
     rejections: step.rejections ?? NO_REJECTIONS,
     working: { ...working, relist: step.relist, namespaceRelists: step.namespaceRelists, everSynced: step.everSynced, consumed: false },
   };
+}
+
+/**
+ * The state to keep until the next step: the same, without the snapshot and rejections the step
+ * handed out, so that holding it holds none of their changes.
+ */
+export function withoutEmitted<T extends KubeObject>(state: IndexerState<T>): IndexerState<T> {
+  return state.emitted === undefined && state.rejections.length === 0 ? state : { ...state, emitted: undefined, rejections: NO_REJECTIONS };
 }
 
 function isWatchBatch<T extends KubeObject>(batch: DeltaBatch<T>): batch is readonly WatchDelta<T>[] {

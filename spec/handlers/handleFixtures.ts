@@ -177,14 +177,17 @@ export function withUnreadableChanges<T extends KubeObject>(snapshot: Snapshot<T
 /** `snapshot` whose `get` throws from its `failingCall`-th call on (1-based). */
 export function withFailingLookups<T extends KubeObject>(snapshot: Snapshot<T>, failingCall: number, error: unknown): Snapshot<T> {
   let calls = 0;
-  return Object.create(snapshot, {
+  const failing = Object.create(snapshot, {
     get: {
       value: (key: string) => {
         if (++calls >= failingCall) throw error;
         return snapshot.get(key);
       },
     },
+    // What a handler keeps of it (its settled state) fails the same lookups.
+    settled: { value: () => failing },
   }) as Snapshot<T>;
+  return failing;
 }
 
 /** A scheduler that cannot schedule anything (one already shut down, say): each `schedule` throws `error`. */

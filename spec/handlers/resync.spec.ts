@@ -1,5 +1,6 @@
 import type { SchedulerAction, SchedulerLike } from 'rxjs';
 import { resync, type ResyncTick } from '../../lib/handlers/resync';
+import { settledSnapshot } from '../../lib/store/indexedSnapshot';
 import { newTestScheduler, obj, replace, snapshotsOf, unschedulable } from './handleFixtures';
 
 const [unsyncedSnapshot] = snapshotsOf([{ type: 'Added', object: obj('x', '1') }]);
@@ -8,11 +9,18 @@ const ticks = {
   u: { type: 'snapshot', snapshot: unsyncedSnapshot },
   a: { type: 'snapshot', snapshot: first },
   b: { type: 'snapshot', snapshot: second },
-  A: { type: 'resync', snapshot: first },
-  B: { type: 'resync', snapshot: second },
+  // A resync re-reads the state it last saw, without the changes that produced it (delivered already).
+  A: { type: 'resync', snapshot: settledSnapshot(first!) },
+  B: { type: 'resync', snapshot: settledSnapshot(second!) },
 } satisfies Record<string, ResyncTick>;
 
 describe('resync', () => {
+  it('re-delivers the state it last saw without its changes, and passes snapshots through as they are', () => {
+    expect(first!.changes).toHaveLength(1);
+    const resynced = settledSnapshot(first!);
+    expect({ changes: resynced.changes, keys: [...resynced.keys()], resourceVersion: resynced.resourceVersion, synced: resynced.synced }).toEqual({ changes: [], keys: [...first!.keys()], resourceVersion: first!.resourceVersion, synced: true });
+  });
+
   it('passes every snapshot through and re-delivers the latest one each period once synced', () => {
     newTestScheduler().run(({ hot, expectObservable }) => {
       const source = hot('u 999ms a 1499ms b', { u: unsyncedSnapshot, a: first, b: second });

@@ -11,6 +11,7 @@ import type { Change } from '../../lib/store/change';
 import { labelIndex } from '../../lib/store/indexers';
 import type { KubeObject } from '../../lib/base/object';
 import type { Snapshot } from '../../lib/store/snapshot';
+import { settledSnapshot } from '../../lib/store/indexedSnapshot';
 import { within } from '../support/eventually';
 import { fakeListerWatcher, pod } from './informerFixtures';
 
@@ -99,7 +100,9 @@ describe('informerFrom', () => {
       let replayed: Snapshot | undefined;
       const running = informer.informer$.subscribe((snapshot) => (replayed ??= snapshot));
       scheduler.flush();
-      expect(replayed).toBe(synced);
+      // The same state, settled: without the changes that produced it.
+      expect(replayed).toBe(settledSnapshot(synced!));
+      expect({ size: replayed?.size, changes: replayed?.changes, resourceVersion: replayed?.resourceVersion }).toEqual({ size: 1, changes: [], resourceVersion: synced!.resourceVersion });
       expect(lw.lists).toHaveLength(1);
       running.unsubscribe();
     });

@@ -20,6 +20,23 @@ describe('IndexedSnapshot', () => {
     expect(empty.indexValues('app')).toEqual([]);
   });
 
+  it('settles into the same state without its changes, numbered as it is, once for every holder', () => {
+    const empty = IndexedSnapshot.empty(indexers);
+    const edit = empty.edit();
+    const object = pod('a', 'ns', 'web');
+    edit.put('ns/a', undefined, object);
+    const added = edit.finish('1', [{ type: 'add', key: 'ns/a', object, isInInitialList: true }], true);
+    added.numbered(7, 3);
+    const settled = added.settled();
+    expect(settled).not.toBe(added);
+    expect(settled.changes).toEqual([]);
+    expect(added.changes).toHaveLength(1); // the snapshot handed out never changes
+    expect([settled.get('ns/a'), settled.indexKeys('app', 'web'), settled.resourceVersion, settled.synced, settled.sequence, settled.touchedSince]).toEqual([object, ['ns/a'], '1', true, 7, 3]);
+    expect(added.settled()).toBe(settled);
+    expect(settled.settled()).toBe(settled);
+    expect(empty.settled()).toBe(empty);
+  });
+
   it('derives new snapshots by edits without changing the one it started from', () => {
     const empty = IndexedSnapshot.empty(indexers);
     const one = withObject(empty, 'ns/a', pod('a', 'ns', 'web'), '1');
