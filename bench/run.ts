@@ -11,7 +11,7 @@
  * and 100k pods, and, in the full run, an unpaged list of 150k pods: ~660 MB, beyond V8's
  * longest string.
  *
- * The object-size dimension (section 8) serves other kinds of objects (`ObjectKind`: pods without
+ * The object-size dimension (section 7) serves other kinds of objects (`ObjectKind`: pods without
  * managedFields, ~21 KB custom resources) at 1k and 100k cached (1k in the quick run).
  *
  * Options: --quick, --reps N, --events N (throughput phase), --gc default,semi64, --merge (keep
