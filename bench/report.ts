@@ -49,22 +49,38 @@ interface Measure {
 }
 
 /**
+ * The cells of each GC setting side by side in one cell (`default / semi 64 MB`), so that a run
+ * under both settings takes one row per size, not two; a single setting's cells as they are, and
+ * `–` where no setting has a value.
+ */
+function bySetting(cellsPerSetting: readonly (readonly string[])[]): string[] {
+  return (cellsPerSetting[0] ?? []).map((_, i) => {
+    const cells = cellsPerSetting.map((setting) => setting[i] ?? '–');
+    return cells.every((cell) => cell === '–') ? '–' : cells.join(' / ');
+  });
+}
+
+/** What a cell holds when the run has more than one GC setting, for a table's title. */
+function settingsNote(gcs: readonly GcSetting[]): string {
+  return gcs.length > 1 ? ` (each cell: ${gcs.map((gc) => (gc === 'default' ? 'default GC' : GC_LABEL[gc])).join(' / ')})` : '';
+}
+
+/**
  * A table of measures that share their axes (a sync's time, CPU time, peak RSS and stall, say):
- * a row per (measure, size, GC), the variants, then b's ratios to the others. One table for the
- * lot instead of one per measure keeps the section short without losing a cell.
+ * a row per (measure, size), the variants, then b's ratios to the others, the GC settings side by
+ * side in each cell. One table for the lot instead of one per measure and setting keeps the
+ * section short without losing a cell.
  */
 function measuresTable(title: string, runs: readonly RunRecord[], sizes: readonly number[], gcs: readonly GcSetting[], where: (job: Job) => boolean, measures: readonly Measure[], firstColumn = 'N'): Table {
   const rows: string[][] = [];
   for (const { label, metric, digits, ...own } of measures) {
     for (const pods of own.sizes ?? sizes) {
-      for (const gc of gcs) {
-        const values = row(runs, (job) => job.pods === pods && job.gc === gc && (own.where ?? where)(job), metric);
-        if (Object.keys(values).length === 0) continue;
-        rows.push([label, sizeLabel(pods), GC_LABEL[gc], ...variantCells(values, digits, metric)]);
-      }
+      const perSetting = gcs.map((gc) => row(runs, (job) => job.pods === pods && job.gc === gc && (own.where ?? where)(job), metric));
+      if (perSetting.every((values) => Object.keys(values).length === 0)) continue;
+      rows.push([label, sizeLabel(pods), ...bySetting(perSetting.map((values) => variantCells(values, digits, metric)))]);
     }
   }
-  return { title, header: ['measure', firstColumn, 'GC', ...VARIANT_HEADER], rows };
+  return { title: `${title}${settingsNote(gcs)}`, header: ['measure', firstColumn, ...VARIANT_HEADER], rows };
 }
 
 /** A cell of a scenario table: the median, or `failed` when every run of it failed. */
@@ -96,28 +112,27 @@ function scenarioTable(title: string, runs: readonly RunRecord[], scenarios: rea
 }
 
 /**
- * The object-size dimension in one table: a row per (measure, kind of objects, cache size) at
- * V8's default GC when the run has it, the setting every kind is measured under (the pods' other
- * settings are in sections 1–3), every variant (`failed` where every run of a cell failed, e.g. a
+ * The object-size dimension in one table: a row per (measure, kind of objects, cache size) under
+ * one GC setting, V8's default when the run has it, the setting every kind is measured under (the
+ * pods' other settings are in sections 1–3), every variant (`failed` where every run of a cell failed, e.g. a
  * list longer than V8's longest string), then b's ratios to the others.
  */
-function objectSizeTable(title: string, bench: BenchRun, gcs: readonly GcSetting[], measures: readonly Measure[]): Table {
+function objectSizeTable(title: string, detail: string, bench: BenchRun, gcs: readonly GcSetting[], measures: readonly Measure[]): Table {
   const { runs, profile } = bench;
+  const gc: GcSetting = gcs.includes('default') ? 'default' : (gcs[0] ?? 'default');
   const rows: string[][] = [];
   for (const { label, metric, digits } of measures) {
     for (const objects of OBJECT_ORDER) {
       for (const pods of profile.objectSizes.caches) {
-        for (const gc of gcs.includes('default') ? (['default'] as const) : gcs) {
-          const where = (job: Job): boolean => job.kind === 'main' && objectsOf(job) === objects && job.pods === pods && job.gc === gc;
-          if (!runs.some((run) => where(run.job))) continue;
-          const values = row(runs, where, metric);
-          const cells = variantCells(values, digits, metric).map((cell, i) => (i < VARIANTS.length ? scenarioCell(runs, where, VARIANTS[i]!, values[VARIANTS[i]!], digits) : cell));
-          rows.push([label, objectLabel(bench, objects), sizeLabel(pods), GC_LABEL[gc], ...cells]);
-        }
+        const where = (job: Job): boolean => job.kind === 'main' && objectsOf(job) === objects && job.pods === pods && job.gc === gc;
+        if (!runs.some((run) => where(run.job))) continue;
+        const values = row(runs, where, metric);
+        const cells = variantCells(values, digits, metric).map((cell, i) => (i < VARIANTS.length ? scenarioCell(runs, where, VARIANTS[i]!, values[VARIANTS[i]!], digits) : cell));
+        rows.push([label, objectLabel(bench, objects), sizeLabel(pods), ...cells]);
       }
     }
   }
-  return { title, header: ['measure', 'objects', 'cached', 'GC', ...VARIANT_HEADER], rows };
+  return { title: `${title}, ${gc === 'default' ? "V8's default GC" : GC_LABEL[gc]}: ${detail}`, header: ['measure', 'objects', 'cached', ...VARIANT_HEADER], rows };
 }
 
 function tables(bench: BenchRun): Table[] {
@@ -155,14 +170,12 @@ function tables(bench: BenchRun): Table[] {
   ];
   const fanoutRows: string[][] = [];
   for (const handlers of [1, ...profile.fanout.handlers]) {
-    for (const gc of gcs) {
-      const where = (job: Job): boolean => job.pods === profile.fanout.cache && job.gc === gc && (handlers === 1 ? isMain(job) : job.kind === 'fanout' && job.handlers === handlers);
-      const values = row(runs, where, 'eventsPerSecond');
-      if (Object.keys(values).length === 0) continue;
-      fanoutRows.push([String(handlers), GC_LABEL[gc], ...variantCells(values, 0, 'eventsPerSecond')]);
-    }
+    const where = (gc: GcSetting) => (job: Job): boolean => job.pods === profile.fanout.cache && job.gc === gc && (handlers === 1 ? isMain(job) : job.kind === 'fanout' && job.handlers === handlers);
+    const perSetting = gcs.map((gc) => row(runs, where(gc), 'eventsPerSecond'));
+    if (perSetting.every((values) => Object.keys(values).length === 0)) continue;
+    fanoutRows.push([String(handlers), ...bySetting(perSetting.map((values) => variantCells(values, 0, 'eventsPerSecond')))]);
   }
-  out.push({ title: `4. Fan-out: events/s with k handler subscriptions, ${sizeLabel(profile.fanout.cache)} cached`, header: ['k', 'GC', ...VARIANT_HEADER], rows: fanoutRows });
+  out.push({ title: `4. Fan-out: events/s with k handler subscriptions, ${sizeLabel(profile.fanout.cache)} cached${settingsNote(gcs)}`, header: ['k', ...VARIANT_HEADER], rows: fanoutRows });
   out.push(
     measuresTable('5. Relist after a 410: time from trigger to relisted, and the peaks during the relist', runs, [profile.relistSize], gcs, isMain, [
       { label: 'relist (ms)', metric: 'relistMs', digits: 0 },
@@ -179,7 +192,7 @@ function tables(bench: BenchRun): Table[] {
       ],
       gcs,
     ),
-    objectSizeTable(`7. Object sizes (throughput over ${events} MODIFIED events, a fifth of that for the custom resources; p99 latency at ${rate} events/s; sync with the first list paged)`, bench, gcs, [
+    objectSizeTable('7. Object sizes', `throughput over ${events} MODIFIED events (a fifth of that for the custom resources), p99 latency at ${rate} events/s, sync with the first list paged`, bench, gcs, [
       { label: 'events/s', metric: 'eventsPerSecond', digits: 0 },
       { label: 'CPU µs/event', metric: 'cpuMicrosPerEvent', digits: 1 },
       { label: 'latency p99 (ms)', metric: 'p99Ms', digits: 2 },
@@ -228,7 +241,6 @@ function markdown(bench: BenchRun, checks: readonly Verdict[]): string {
     `Pods of ~${(bench.podJsonBytes / 1024).toFixed(1)} KiB of JSON (managedFields included); medians of ${repetitionsPerCell(bench)}; variants interleaved, each in a fresh process.`,
     '',
     'a1 = read + split + JSON.parse, drop; a2 = … + keep in one mutable Map; b = rx-informer (namespace + label index, one `handle()`); c = @kubernetes/client-node 2.0.1 `makeInformer`; d = kubernetes-fluent-client 3.11.11 `Watch` feeding a Map by namespace/name (as a Pepr controller keeps one).',
-    '',
     'Sections 1–5 and 7 run against the loopback server\'s default profile, which pages the first list (`limit=500&resourceVersion=0`) as no real API server does; section 6 against a 1.33 profile, which answers it whole, as every API server\'s watch cache does, and a 1.36 profile, with b listing by a streaming list. The server compresses responses over 128 KB for clients that ask (b and c do; a1 and a2 do not).',
     '',
     '#### Targets',
