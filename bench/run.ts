@@ -11,7 +11,7 @@
  * and 100k pods, and, in the full run, an unpaged list of 150k pods: ~660 MB, beyond V8's
  * longest string.
  *
- * The object-size dimension (section 8) serves other kinds of objects (`ObjectKind`: pods without
+ * The object-size dimension (section 7) serves other kinds of objects (`ObjectKind`: pods without
  * managedFields, ~21 KB custom resources) at 1k and 100k cached (1k in the quick run).
  *
  * Options: --quick, --reps N, --events N (throughput phase), --gc default,semi64, --merge (keep
@@ -20,6 +20,9 @@
  * --scenarios paged,unpaged,streaming, --scenario-sizes 20000,130000 (the populations of the
  * unpaged and streaming scenarios instead of the profile's, e.g. the issue's 20k/100k/130k),
  * --write-docs, --no-docs. The full run first waits (2 min at most) for the machine to settle.
+ * --report-only measures nothing: it renders the saved results (bench/results/<profile>.json) again,
+ * the JSON and the tables, so that a change of how the tables render reaches docs/PERFORMANCE.md
+ * without a two-hour run.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,7 +30,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildForBench } from './build';
 import type { ClientCommand, ClientConfig, ClientMessage, ClientPlan, ClientResult, ObjectKind, Scenario, ServerCommand, ServerMessage, VariantName } from './protocol';
-import { objectsOf, type GcSetting, type Job, type Machine, type Profile, type RunRecord } from './records';
+import { objectsOf, type BenchRun, type GcSetting, type Job, type Machine, type Profile, type RunRecord } from './records';
 import { BUSY_LOAD_PER_CORE, writeReport } from './report';
 
 const GC_FLAGS: Readonly<Record<GcSetting, readonly string[]>> = {
@@ -295,6 +298,7 @@ function describe(job: Job): string {
 
 async function main(): Promise<void> {
   const { profile, variants, writeDocs, sizes, scenarios, objects, merge, fileName } = parseArguments(process.argv.slice(2));
+  if (process.argv.includes('--report-only')) return renderSaved(profile, writeDocs);
   const started = Date.now();
   const loadAverageAtStart = await settledLoadAverage(profile);
   if (Number(process.versions.node.split('.')[0]) < 22) {
@@ -336,6 +340,19 @@ async function main(): Promise<void> {
   }
   const written = writeReport({ profile, runs, machine: machineInfo(loadAverageAtStart), podJsonBytes, objectJsonBytes, startedAt: new Date(started).toISOString(), durationMs: Date.now() - started, complete: true }, { writeDocs, fileName });
   process.stdout.write(`\n${written.summary}\nwrote ${written.files.join(', ')} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+}
+
+/**
+ * `--report-only`: the saved results of the profile rendered again (medians, targets, tables),
+ * every field of the run as it was saved; the JSON's own medians and targets are recomputed.
+ */
+function renderSaved(profile: Profile, writeDocs: boolean): void {
+  const file = path.join(__dirname, 'results', `${profile.name}.json`);
+  const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as BenchRun;
+  const { runs, machine, podJsonBytes, objectJsonBytes, startedAt, durationMs, complete } = saved;
+  const bench: BenchRun = { profile: saved.profile, runs, machine, podJsonBytes, ...(objectJsonBytes === undefined ? {} : { objectJsonBytes }), startedAt, durationMs, complete };
+  const written = writeReport(bench, { writeDocs });
+  process.stdout.write(`${written.summary}\nrendered ${path.relative(process.cwd(), file)} again: wrote ${written.files.join(', ')}\n`);
 }
 
 /** What a `--merge` starts from: the saved runs of this profile and the object sizes measured for them. */
