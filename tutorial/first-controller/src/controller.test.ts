@@ -34,6 +34,7 @@ describe('the info controller', () => {
     expect(info?.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Deployment', name: 'web', uid: deployment.metadata.uid, controller: true });
 
     server.store.update(deployments, { ...web(5), metadata: server.store.get(deployments, NS, 'web')!.metadata });
+    // Patched in as a merge patch: sent as a JSON Patch (client-node's default), the server refuses the body (400).
     await serverShows(configMaps, infoName('web'), (info) => info?.data?.replicas === '5');
 
     const metrics = await (await fetch(running.metricsUrl)).text();
