@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
-import { asapScheduler, asyncScheduler, defer, filter, finalize, isObservable, mergeMap, Observable, of, share, startWith, Subject, switchMap, take, tap, timer } from 'rxjs';
+import { asapScheduler, asyncScheduler, defer, filter, finalize, isObservable, map, mergeMap, Observable, of, share, startWith, Subject, switchMap, take, tap, timer } from 'rxjs';
 import type { Delta } from '../reflector/delta';
 import type { InformerHealth } from '../reflector/health';
 import { defaultLogger } from '../base/logger';
@@ -60,7 +60,7 @@ export interface Informer<T extends KubeObject = KubeObject> {
    * `informer$` (or use `handle()`, which starts with the current cache as adds) for the state.
    */
   readonly changes$: Observable<Change<T>>;
-  /** The first synced snapshot (the initial list applied), then completes. */
+  /** The first synced state (the initial list applied, with no `changes`), then completes. */
   readonly synced$: Observable<Snapshot<T>>;
   /**
    * The reflector's health (its error attributed to this informer, so that the message names it)
@@ -356,9 +356,12 @@ export function informerOfRuns<T extends KubeObject = KubeObject>(
     );
   });
 
+  // The state once synced, settled: the initial list's changes (one per object) are for handlers
+  // and changes$, and whoever keeps this snapshot (waitForSync's callers do) keeps only the cache.
   const synced$ = informer$.pipe(
     filter((snapshot) => snapshot.synced),
     take(1),
+    map(settledSnapshot),
   );
 
   const handlerDefaults: HandleOptions = { resyncPeriod: options.resyncPeriod, scheduler, logger, name };

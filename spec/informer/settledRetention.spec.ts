@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { informerFrom } from '../../lib/informer/informer';
+import { waitForSync } from '../../lib/informer/waitForSync';
 import type { Change } from '../../lib/store/change';
 import type { KubeObject } from '../../lib/base/object';
 import { fakeListerWatcher, pod } from './informerFixtures';
@@ -41,6 +42,19 @@ describe('an informer holds no changes once they are delivered', () => {
     informer.informer$.subscribe((snapshot) => (replayed = snapshot.size)).unsubscribe();
     expect(replayed).toBe(objects.length);
     handling.unsubscribe();
+    watching.unsubscribe();
+  });
+
+  it('while the caller of waitForSync keeps the synced state it was given', async () => {
+    const informer = informerFrom(fakeListerWatcher(objects));
+    let changes: WeakRef<readonly Change<KubeObject>[]> | undefined;
+    const watching = informer.informer$.subscribe((snapshot) => {
+      if (snapshot.synced && changes === undefined) changes = new WeakRef(snapshot.changes);
+    });
+    const [synced] = await waitForSync([informer]);
+    expect(synced.changes).toEqual([]);
+    expect(await collected(changes!)).toBe(true);
+    expect(synced.size).toBe(objects.length); // kept until here
     watching.unsubscribe();
   });
 
