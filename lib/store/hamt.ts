@@ -7,7 +7,7 @@
  * A transient ({@link HamtMap.asTransient}) edits nodes it created itself in place, so building
  * a 100k-entry map from a relist copies no paths; `persistent()` seals it.
  */
-import { Batch, hashString, insert, Leaf, lookup, remove, type Node } from './hamtNodes';
+import { Batch, entryKey, entryOf, entryValue, hashString, insert, lookup, remove, type Entry, type Node } from './hamtNodes';
 import { forEachLeaf, LeafIterator } from './hamtWalk';
 
 export { hashString } from './hamtNodes';
@@ -15,9 +15,13 @@ import { diffTries, type HamtDifference } from './hamtDiff';
 
 export type { HamtDifference } from './hamtDiff';
 
-const keyOf = <V>(leaf: Leaf<V>): string => leaf.key;
-const valueOf = <V>(leaf: Leaf<V>): V => leaf.value;
-const entryOf = <V>(leaf: Leaf<V>): [string, V] => [leaf.key, leaf.value];
+const pairOf = <V>(entry: Entry<V>): [string, V] => [entryKey(entry), entryValue(entry)];
+
+/** The value of the entry under `key`, or undefined. */
+function valueAt<V>(root: Node<V> | undefined, key: string): V | undefined {
+  const entry = lookup(root, hashString(key), key);
+  return entry === undefined ? undefined : entryValue(entry);
+}
 
 /** An immutable map from strings to values; every write returns a new map. */
 export class HamtMap<V> implements Iterable<[string, V]> {
@@ -42,7 +46,7 @@ export class HamtMap<V> implements Iterable<[string, V]> {
 
   /** The value under `key`, O(log32 n). */
   get(key: string): V | undefined {
-    return lookup(this.root, hashString(key), key)?.value;
+    return valueAt(this.root, key);
   }
 
   /** Whether `key` is present (even with an undefined value). */
@@ -54,7 +58,8 @@ export class HamtMap<V> implements Iterable<[string, V]> {
   set(key: string, value: V): HamtMap<V> {
     // The new map counts a new key itself: until it is returned, it belongs to this write alone.
     const next = new HamtMap<V>(undefined, this.size);
-    const root = insert(this.root, null, 0, new Leaf(hashString(key), key, value), next);
+    const hash = hashString(key);
+    const root = insert(this.root, null, 0, hash, entryOf(hash, key, value), next);
     if (root === this.root) return this;
     next.root = root;
     return next;
@@ -73,15 +78,15 @@ export class HamtMap<V> implements Iterable<[string, V]> {
 
   /** Keys in hash order (stable for a given set of keys, unrelated to insertion order). */
   keys(): IterableIterator<string> {
-    return new LeafIterator(this.root, keyOf);
+    return new LeafIterator(this.root, entryKey);
   }
 
   values(): IterableIterator<V> {
-    return new LeafIterator(this.root, valueOf<V>);
+    return new LeafIterator(this.root, entryValue<V>);
   }
 
   entries(): IterableIterator<[string, V]> {
-    return new LeafIterator(this.root, entryOf<V>);
+    return new LeafIterator(this.root, pairOf<V>);
   }
 
   [Symbol.iterator](): IterableIterator<[string, V]> {
@@ -141,7 +146,7 @@ class Transient<V> implements TransientHamtMap<V> {
   }
 
   get(key: string): V | undefined {
-    return lookup(this.root, hashString(key), key)?.value;
+    return valueAt(this.root, key);
   }
 
   has(key: string): boolean {
@@ -150,7 +155,8 @@ class Transient<V> implements TransientHamtMap<V> {
 
   set(key: string, value: V): this {
     const batch = this.editor();
-    this.root = insert(this.root, batch, 0, new Leaf(hashString(key), key, value), batch);
+    const hash = hashString(key);
+    this.root = insert(this.root, batch, 0, hash, entryOf(hash, key, value), batch);
     return this;
   }
 

@@ -1,5 +1,5 @@
 /** What changed between two versions of a map (`HamtMap`), found by walking both tries at once. */
-import { BITS, Branch, Leaf, MASK, popcount, type Node } from './hamtNodes';
+import { BITS, Branch, Collision, entryHash, entryKey, entryValue, MASK, popcount, type Node } from './hamtNodes';
 import { leaves } from './hamtWalk';
 
 /** A key whose value differs between two maps, with its value in each (undefined where absent). */
@@ -18,11 +18,11 @@ export function* diffTries<V>(older: Node<V> | undefined, newer: Node<V> | undef
 function* diffNodes<V>(a: Node<V> | undefined, b: Node<V> | undefined, shift: number): Generator<HamtDifference<V>, void, undefined> {
   if (a === b) return;
   if (a === undefined) {
-    for (const leaf of leaves(b)) yield [leaf.key, undefined, leaf.value];
+    for (const leaf of leaves(b)) yield [entryKey(leaf), undefined, entryValue(leaf)];
     return;
   }
   if (b === undefined) {
-    for (const leaf of leaves(a)) yield [leaf.key, leaf.value, undefined];
+    for (const leaf of leaves(a)) yield [entryKey(leaf), entryValue(leaf), undefined];
     return;
   }
   if (a instanceof Branch || b instanceof Branch) {
@@ -37,19 +37,21 @@ function* diffNodes<V>(a: Node<V> | undefined, b: Node<V> | undefined, shift: nu
     return;
   }
   // Leaves and collisions hold a few entries at most: compare them key by key.
-  const before = a instanceof Leaf ? [a] : a.leaves;
-  const after = b instanceof Leaf ? [b] : b.leaves;
+  const before = a instanceof Collision ? a.leaves : [a];
+  const after = b instanceof Collision ? b.leaves : [b];
   for (const old of before) {
-    const now = after.find((leaf) => leaf.key === old.key);
-    if (now === undefined) yield [old.key, old.value, undefined];
-    else if (now.value !== old.value) yield [old.key, old.value, now.value];
+    const key = entryKey(old);
+    const now = after.find((leaf) => entryKey(leaf) === key);
+    if (now === undefined) yield [key, entryValue(old), undefined];
+    else if (entryValue(now) !== entryValue(old)) yield [key, entryValue(old), entryValue(now)];
   }
-  for (const now of after) if (!before.some((leaf) => leaf.key === now.key)) yield [now.key, undefined, now.value];
+  for (const now of after) if (!before.some((leaf) => entryKey(leaf) === entryKey(now))) yield [entryKey(now), undefined, entryValue(now)];
 }
 
 /** The slots a node occupies at depth `shift`: a branch's bitmap, or the one slot of a leaf or collision. */
 function slotsOf<V>(node: Node<V>, shift: number): number {
-  return node instanceof Branch ? node.bitmap : 1 << ((node.hash >>> shift) & MASK);
+  if (node instanceof Branch) return node.bitmap;
+  return 1 << (((node instanceof Collision ? node.hash : entryHash(node)) >>> shift) & MASK);
 }
 
 function childIn<V>(node: Node<V>, bit: number, slots: number): Node<V> | undefined {

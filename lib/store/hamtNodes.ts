@@ -33,17 +33,45 @@ export class Leaf<V> {
   constructor(readonly hash: number, readonly key: string, readonly value: V) {}
 }
 
+/**
+ * An entry of the trie: a `Leaf`, or, for the value `true`, the key string itself. A set is a map
+ * to `true` (an index's keys per value), and its entries are most of what a cache's indexes hold:
+ * a bare key costs the slot its parent already has, a `Leaf` an object of three fields more per
+ * key. The hash of a bare key is computed again when needed, only where two entries meet.
+ */
+export type Entry<V> = Leaf<V> | string;
+
+export function entryOf<V>(hash: number, key: string, value: V): Entry<V> {
+  return value === true ? key : new Leaf(hash, key, value);
+}
+
+export function isEntry<V>(node: Node<V>): node is Entry<V> {
+  return typeof node === 'string' || node instanceof Leaf;
+}
+
+export function entryKey<V>(entry: Entry<V>): string {
+  return typeof entry === 'string' ? entry : entry.key;
+}
+
+export function entryValue<V>(entry: Entry<V>): V {
+  return typeof entry === 'string' ? (true as V) : entry.value;
+}
+
+export function entryHash<V>(entry: Entry<V>): number {
+  return typeof entry === 'string' ? hashString(entry) : entry.hash;
+}
+
 /** Children are packed: slot i of the 32 is present when bit i is set, at index popcount(below i). */
 export class Branch<V> {
   constructor(public owner: Owner | null, public bitmap: number, public children: Node<V>[]) {}
 }
 
-/** Leaves whose full 32-bit hashes are equal. */
+/** Entries whose full 32-bit hashes are equal. */
 export class Collision<V> {
-  constructor(public owner: Owner | null, readonly hash: number, public leaves: Leaf<V>[]) {}
+  constructor(public owner: Owner | null, readonly hash: number, public leaves: Entry<V>[]) {}
 }
 
-export type Node<V> = Leaf<V> | Branch<V> | Collision<V>;
+export type Node<V> = Entry<V> | Branch<V> | Collision<V>;
 
 /**
  * FNV-1a with a murmur3 finalizer: cheap, and spreads `namespace/name-123` keys across all bits.
@@ -67,7 +95,7 @@ export function popcount(x: number): number {
   return Math.imul(x, 0x01010101) >>> 24;
 }
 
-export function lookup<V>(root: Node<V> | undefined, hash: number, key: string): Leaf<V> | undefined {
+export function lookup<V>(root: Node<V> | undefined, hash: number, key: string): Entry<V> | undefined {
   let node = root;
   let shift = 0;
   while (node !== undefined) {
@@ -76,12 +104,12 @@ export function lookup<V>(root: Node<V> | undefined, hash: number, key: string):
       if ((node.bitmap & bit) === 0) return undefined;
       node = node.children[popcount(node.bitmap & (bit - 1))];
       shift += BITS;
-    } else if (node instanceof Leaf) {
-      return node.key === key ? node : undefined;
-    } else {
+    } else if (node instanceof Collision) {
       if (node.hash !== hash) return undefined;
-      for (const leaf of node.leaves) if (leaf.key === key) return leaf;
+      for (const leaf of node.leaves) if (entryKey(leaf) === key) return leaf;
       return undefined;
+    } else {
+      return entryKey(node) === key ? node : undefined;
     }
   }
   return undefined;
@@ -122,23 +150,23 @@ function arrayRemove<T>(array: readonly T[], index: number): T[] {
   return copy;
 }
 
-/** A node holding two leaves with different keys, at depth `shift`. */
-function pair<V>(owner: Owner | null, shift: number, a: Leaf<V>, b: Leaf<V>): Node<V> {
-  if (a.hash === b.hash) return new Collision(owner, a.hash, [a, b]);
-  const fragmentA = (a.hash >>> shift) & MASK;
-  const fragmentB = (b.hash >>> shift) & MASK;
-  if (fragmentA === fragmentB) return new Branch(owner, 1 << fragmentA, [pair(owner, shift + BITS, a, b)]);
+/** A node holding two entries with different keys (hashes `hashA`, `hashB`), at depth `shift`. */
+function pair<V>(owner: Owner | null, shift: number, a: Entry<V>, hashA: number, b: Entry<V>, hashB: number): Node<V> {
+  if (hashA === hashB) return new Collision(owner, hashA, [a, b]);
+  const fragmentA = (hashA >>> shift) & MASK;
+  const fragmentB = (hashB >>> shift) & MASK;
+  if (fragmentA === fragmentB) return new Branch(owner, 1 << fragmentA, [pair(owner, shift + BITS, a, hashA, b, hashB)]);
   return new Branch(owner, (1 << fragmentA) | (1 << fragmentB), fragmentA < fragmentB ? [a, b] : [b, a]);
 }
 
-/** Returns the node with `leaf` in it; counts a new key in `count`. */
-export function insert<V>(node: Node<V> | undefined, owner: Owner | null, shift: number, leaf: Leaf<V>, count: SizeCount): Node<V> {
+/** Returns the node with `leaf` (whose key hashes to `hash`) in it; counts a new key in `count`. */
+export function insert<V>(node: Node<V> | undefined, owner: Owner | null, shift: number, hash: number, leaf: Entry<V>, count: SizeCount): Node<V> {
   if (node === undefined) {
     count.size++;
     return leaf;
   }
   if (node instanceof Branch) {
-    const bit = 1 << ((leaf.hash >>> shift) & MASK);
+    const bit = 1 << ((hash >>> shift) & MASK);
     const index = popcount(node.bitmap & (bit - 1));
     const editable = owner !== null && node.owner === owner;
     if ((node.bitmap & bit) === 0) {
@@ -151,7 +179,7 @@ export function insert<V>(node: Node<V> | undefined, owner: Owner | null, shift:
       return new Branch(owner, node.bitmap | bit, arrayInsert(node.children, index, leaf));
     }
     const child = node.children[index]!;
-    const updated = insert(child, owner, shift + BITS, leaf, count);
+    const updated = insert(child, owner, shift + BITS, hash, leaf, count);
     if (updated === child) return node;
     if (editable) {
       node.children[index] = updated;
@@ -159,21 +187,22 @@ export function insert<V>(node: Node<V> | undefined, owner: Owner | null, shift:
     }
     return new Branch(owner, node.bitmap, arrayReplace(node.children, index, updated));
   }
-  if (node instanceof Leaf) {
-    if (node.key === leaf.key) return node.value === leaf.value ? node : leaf;
+  const key = entryKey(leaf);
+  if (!(node instanceof Collision)) {
+    if (entryKey(node) === key) return entryValue(node) === entryValue(leaf) ? node : leaf;
     count.size++;
-    return pair(owner, shift, node, leaf);
+    return pair(owner, shift, node, entryHash(node), leaf, hash);
   }
-  if (node.hash !== leaf.hash) {
+  if (node.hash !== hash) {
     // A collision is position-independent; push it down beside the new leaf.
     const fragmentA = (node.hash >>> shift) & MASK;
-    const fragmentB = (leaf.hash >>> shift) & MASK;
-    if (fragmentA === fragmentB) return new Branch(owner, 1 << fragmentA, [insert(node, owner, shift + BITS, leaf, count)]);
+    const fragmentB = (hash >>> shift) & MASK;
+    if (fragmentA === fragmentB) return new Branch(owner, 1 << fragmentA, [insert(node, owner, shift + BITS, hash, leaf, count)]);
     count.size++;
     return new Branch(owner, (1 << fragmentA) | (1 << fragmentB), fragmentA < fragmentB ? [node, leaf] : [leaf, node]);
   }
-  const at = node.leaves.findIndex((l) => l.key === leaf.key);
-  if (at >= 0 && node.leaves[at]!.value === leaf.value) return node;
+  const at = node.leaves.findIndex((l) => entryKey(l) === key);
+  if (at >= 0 && entryValue(node.leaves[at]!) === entryValue(leaf)) return node;
   if (at < 0) count.size++;
   const leaves = at >= 0 ? arrayReplace(node.leaves, at, leaf) : [...node.leaves, leaf];
   return new Collision(owner, node.hash, leaves);
@@ -185,13 +214,13 @@ export function insert<V>(node: Node<V> | undefined, owner: Owner | null, shift:
  */
 export function remove<V>(node: Node<V> | undefined, owner: Owner | null, shift: number, hash: number, key: string): Node<V> | undefined {
   if (node === undefined) return undefined;
-  if (node instanceof Leaf) {
-    if (node.key !== key) return node;
+  if (isEntry(node)) {
+    if (entryKey(node) !== key) return node;
     if (owner !== null) owner.size--;
     return undefined;
   }
   if (node instanceof Collision) {
-    const at = node.hash === hash ? node.leaves.findIndex((l) => l.key === key) : -1;
+    const at = node.hash === hash ? node.leaves.findIndex((l) => entryKey(l) === key) : -1;
     if (at < 0) return node;
     if (owner !== null) owner.size--;
     if (node.leaves.length === 2) return node.leaves[1 - at];

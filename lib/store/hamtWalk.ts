@@ -1,11 +1,11 @@
 /** Visiting every leaf under a node of the trie (`hamtNodes.ts`): by callback, or one at a time. */
-import { Branch, Collision, Leaf, type Node } from './hamtNodes';
+import { Branch, entryKey, entryValue, isEntry, type Collision, type Entry, type Node } from './hamtNodes';
 
 export function forEachLeaf<V>(node: Node<V> | undefined, visit: (value: V, key: string) => void): void {
   if (node === undefined) return;
-  if (node instanceof Leaf) visit(node.value, node.key);
+  if (isEntry(node)) visit(entryValue(node), entryKey(node));
   else if (node instanceof Branch) for (const child of node.children) forEachLeaf(child, visit);
-  else for (const leaf of node.leaves) visit(leaf.value, leaf.key);
+  else for (const leaf of node.leaves) visit(entryValue(leaf), entryKey(leaf));
 }
 
 /**
@@ -18,13 +18,13 @@ export class LeafIterator<V, T> implements IterableIterator<T> {
   private readonly path: (Branch<V> | Collision<V>)[] = [];
   /** Per level of `path`, the index of the next child to visit. */
   private readonly positions: number[] = [];
-  private rootLeaf: Leaf<V> | undefined;
+  private rootLeaf: Entry<V> | undefined;
 
   constructor(
     root: Node<V> | undefined,
-    private readonly project: (leaf: Leaf<V>) => T,
+    private readonly project: (leaf: Entry<V>) => T,
   ) {
-    if (root instanceof Leaf) this.rootLeaf = root;
+    if (root !== undefined && isEntry(root)) this.rootLeaf = root;
     else if (root !== undefined) {
       this.path.push(root);
       this.positions.push(0);
@@ -48,7 +48,7 @@ export class LeafIterator<V, T> implements IterableIterator<T> {
       }
       this.positions[top] = at + 1;
       const child = items[at]!;
-      if (child instanceof Leaf) return { value: this.project(child), done: false };
+      if (isEntry(child)) return { value: this.project(child), done: false };
       this.path.push(child);
       this.positions.push(0);
     }
@@ -61,6 +61,6 @@ export class LeafIterator<V, T> implements IterableIterator<T> {
 }
 
 /** Every leaf under `node`, depth-first. */
-export function leaves<V>(node: Node<V> | undefined): IterableIterator<Leaf<V>> {
-  return new LeafIterator(node, (leaf: Leaf<V>) => leaf);
+export function leaves<V>(node: Node<V> | undefined): IterableIterator<Entry<V>> {
+  return new LeafIterator(node, (leaf: Entry<V>) => leaf);
 }

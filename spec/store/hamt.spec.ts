@@ -23,13 +23,15 @@ function sortedMap<V>(map: Map<string, V>): Map<string, V> {
   return new Map([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-type Op = { kind: 'set'; key: string; value: number } | { kind: 'delete'; key: string };
+/** `true` is stored as the bare key (a set's entry), any other value in a leaf: the ops mix both. */
+type Value = number | true;
+type Op = { kind: 'set'; key: string; value: Value } | { kind: 'delete'; key: string };
 
 // Small key alphabet so that sets, overwrites and deletes of present keys all happen often;
 // the colliding pair is mixed in so collision nodes are exercised.
 const keyArb = fc.oneof(fc.constantFrom(collideA, collideB, '__proto__', 'constructor', ''), fc.string({ maxLength: 3 }), fc.nat(300).map((n) => `ns/${n}`));
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('set' as const), key: keyArb, value: fc.nat(5) }),
+  fc.record({ kind: fc.constant('set' as const), key: keyArb, value: fc.oneof(fc.nat(5), fc.constant(true as const)) }),
   fc.record({ kind: fc.constant('delete' as const), key: keyArb }),
 );
 
@@ -47,8 +49,8 @@ describe('HamtMap', () => {
   it('behaves like a Map for any sequence of sets and deletes', () => {
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 400 }), (ops) => {
-        let map = HamtMap.empty<number>();
-        const model = new Map<string, number>();
+        let map = HamtMap.empty<Value>();
+        const model = new Map<string, Value>();
         for (const op of ops) {
           if (op.kind === 'set') {
             map = map.set(op.key, op.value);
@@ -72,9 +74,9 @@ describe('HamtMap', () => {
   it('never changes an older version when a newer one is written', () => {
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 200 }), (ops) => {
-        const versions: { map: HamtMap<number>; model: Map<string, number> }[] = [];
-        let map = HamtMap.empty<number>();
-        let model = new Map<string, number>();
+        const versions: { map: HamtMap<Value>; model: Map<string, Value> }[] = [];
+        let map = HamtMap.empty<Value>();
+        let model = new Map<string, Value>();
         for (const op of ops) {
           map = op.kind === 'set' ? map.set(op.key, op.value) : map.delete(op.key);
           model = new Map(model);
@@ -140,9 +142,9 @@ describe('HamtMap', () => {
   it('iterates in the order forEach visits, for any contents, collisions included', () => {
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 300 }), (ops) => {
-        let map = HamtMap.empty<number>();
+        let map = HamtMap.empty<Value>();
         for (const op of ops) map = op.kind === 'set' ? map.set(op.key, op.value) : map.delete(op.key);
-        const visited: [string, number][] = [];
+        const visited: [string, Value][] = [];
         map.forEach((value, key) => visited.push([key, value]));
         expect([...map.entries()]).toEqual(visited);
         expect([...map.keys()]).toEqual(visited.map(([key]) => key));
@@ -164,10 +166,10 @@ describe('HamtMap', () => {
     it('keeps each size exact when transients and persistent maps from one source are written in turn', () => {
       fc.assert(
         fc.property(fc.array(opArb, { maxLength: 200 }), fc.array(fc.tuple(fc.nat(2), opArb), { maxLength: 300 }), (before, ops) => {
-          let source = HamtMap.empty<number>();
+          let source = HamtMap.empty<Value>();
           for (const op of before) source = op.kind === 'set' ? source.set(op.key, op.value) : source.delete(op.key);
           const start = new Map(source.entries());
-          const transients: TransientHamtMap<number>[] = [source.asTransient(), source.asTransient()];
+          const transients: TransientHamtMap<Value>[] = [source.asTransient(), source.asTransient()];
           let persistent = source;
           const models = [new Map(start), new Map(start), new Map(start)];
           for (const [target, op] of ops) {
@@ -236,8 +238,8 @@ describe('HamtMap', () => {
     it('behaves like a Map for any sequence of writes', () => {
       fc.assert(
         fc.property(fc.array(opArb, { maxLength: 300 }), fc.array(opArb, { maxLength: 100 }), (before, ops) => {
-          let start = HamtMap.empty<number>();
-          const model = new Map<string, number>();
+          let start = HamtMap.empty<Value>();
+          const model = new Map<string, Value>();
           for (const op of before) {
             if (op.kind === 'set') (start = start.set(op.key, op.value)), model.set(op.key, op.value);
             else (start = start.delete(op.key)), model.delete(op.key);

@@ -12,14 +12,16 @@ const colliding: readonly string[] = (() => {
   }
 })();
 
-type Op = { readonly kind: 'set'; readonly key: string; readonly value: number } | { readonly kind: 'delete'; readonly key: string };
+/** `true` is stored as the bare key (a set's entry), any other value in a leaf: the ops mix both. */
+type Value = number | true;
+type Op = { readonly kind: 'set'; readonly key: string; readonly value: Value } | { readonly kind: 'delete'; readonly key: string };
 const keyArb = fc.oneof(fc.constantFrom(...colliding), fc.nat(400).map((n) => `ns/${n}`));
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('set' as const), key: keyArb, value: fc.nat(3) }),
+  fc.record({ kind: fc.constant('set' as const), key: keyArb, value: fc.oneof(fc.nat(3), fc.constant(true as const)) }),
   fc.record({ kind: fc.constant('delete' as const), key: keyArb }),
 );
 
-function apply(map: HamtMap<number>, ops: readonly Op[], transient: boolean): HamtMap<number> {
+function apply(map: HamtMap<Value>, ops: readonly Op[], transient: boolean): HamtMap<Value> {
   if (transient) {
     const batch = map.asTransient();
     for (const op of ops) if (op.kind === 'set') batch.set(op.key, op.value);
@@ -31,14 +33,14 @@ function apply(map: HamtMap<number>, ops: readonly Op[], transient: boolean): Ha
 }
 
 /** What the diff must be, from the keys of both maps: sorted by key. */
-function expectedDiff(older: HamtMap<number>, newer: HamtMap<number>): HamtDifference<number>[] {
+function expectedDiff(older: HamtMap<Value>, newer: HamtMap<Value>): HamtDifference<Value>[] {
   const keys = new Set([...older.keys(), ...newer.keys()]);
-  const differences: HamtDifference<number>[] = [];
+  const differences: HamtDifference<Value>[] = [];
   for (const key of keys) if (older.get(key) !== newer.get(key) || older.has(key) !== newer.has(key)) differences.push([key, older.get(key), newer.get(key)]);
   return differences.sort(([a], [b]) => (a < b ? -1 : 1));
 }
 
-function sortedDiff(older: HamtMap<number>, newer: HamtMap<number>): HamtDifference<number>[] {
+function sortedDiff(older: HamtMap<Value>, newer: HamtMap<Value>): HamtDifference<Value>[] {
   return [...diffHamt(older, newer)].sort(([a], [b]) => (a < b ? -1 : 1));
 }
 
