@@ -5,6 +5,7 @@ import { createChurn, NEWEST_SERVER_VERSION, startApiServer, type ApiServer, typ
 import { apps, type App } from '../../examples/appOperator';
 import { REPO, runTypeScript, scratchFolder, type Scratch } from '../docs/snippets';
 import { Lines } from './lines';
+import { createOwnedPods, ownedPod, SYNCED_OWNER_LINES } from './podOwnersFixtures';
 import { eventually, within } from '../support/eventually';
 import { describeEachServerVersion } from '../support/serverVersions';
 
@@ -128,18 +129,10 @@ describe(`the other examples as programs, through $KUBECONFIG: Kubernetes ${NEWE
   const { server, kubeconfig } = serverPerTest({ serverVersion: NEWEST_SERVER_VERSION, resources: [apps] });
 
   const pod = (namespace: string, name: string, status?: Pod['status']): Pod => ({ apiVersion: 'v1', kind: 'Pod', metadata: { namespace, name }, ...(status === undefined ? {} : { status }) });
-  const ownedPod = (namespace: string, name: string, replicaSet: string): Pod => ({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { namespace, name, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: replicaSet, uid: `uid-${replicaSet}`, controller: true }] },
-  });
   const labelled = (current: Pod): Pod => ({ ...current, metadata: { ...current.metadata, labels: { touched: 'yes' } } });
 
   it('podOwners counts the pods of the namespace it is given per owner, prints five changes, then exits with code 0', async () => {
-    server().store.create(pods, ownedPod('a', 'web-1', 'web-rs'));
-    server().store.create(pods, ownedPod('a', 'web-2', 'web-rs'));
-    server().store.create(pods, ownedPod('a', 'db-1', 'db-rs'));
-    server().store.create(pods, pod('a', 'loner'));
+    createOwnedPods(server().store);
     server().store.create(pods, ownedPod('b', 'elsewhere', 'web-rs'));
     const program = launch('podOwners', ['a'], kubeconfig());
     try {
@@ -152,10 +145,7 @@ describe(`the other examples as programs, through $KUBECONFIG: Kubernetes ${NEWE
       server().store.create(pods, pod('a', 'solo'));
       expect(await program.exit('podOwners to exit after five changes')).toBe(0);
       expect(program.lines.seen).toEqual([
-        'synced: 4 pods, 2 owners',
-        '  (none): 1',
-        '  ReplicaSet/db-rs: 1',
-        '  ReplicaSet/web-rs: 2',
+        ...SYNCED_OWNER_LINES,
         'add a/web-3 (ReplicaSet/web-rs)',
         'delete a/db-1 (ReplicaSet/db-rs)',
         'update a/loner ((none))',
