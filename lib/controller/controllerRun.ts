@@ -5,7 +5,6 @@ import {
   filter,
   first,
   ignoreElements,
-  isObservable,
   map,
   merge,
   mergeMap,
@@ -36,6 +35,7 @@ import { recordingWrites, type WriteOutcome } from './recordingWrites';
 import { ordersResourceVersions } from './resourceVersions';
 import { resourceId, WatchedSnapshots, type WatchedResource } from './watchedResources';
 import { WriteExpectations, type PendingWrite } from './writeExpectations';
+import { outcomeOnceSettled } from './outcomeOnceSettled';
 import { worlds, type World } from './worlds';
 
 /** Options of a controller's `run()`: the work queue's (see `reconcile`), and the controller's own. All optional. */
@@ -178,8 +178,10 @@ class Run<T extends KubeObject> {
    * One reconcile: once the cache shows the key's earlier writes (or the bound passes), the
    * reconciler on the world as it is then. With nothing to wait for, the reconciler's own output,
    * so that the work queue treats it as it would the reconciler (a Promise awaited at a stop, an
-   * Observable unsubscribed). After a wait, a Promise of the outcome: the wait, and an Observable
-   * reconcile after it, end when the reconcile's signal aborts; a Promise reconcile is awaited.
+   * Observable unsubscribed). After a wait, a Promise of the outcome that settles only once
+   * nothing of the reconcile runs, since the queue waits for it at a stop: the wait, and an
+   * Observable reconcile after it, end when the reconcile's signal aborts (rejecting with its
+   * reason); a Promise reconcile is followed to its end.
    */
   reconcileOne(key: string, context: ReconcileContext): ReturnType<ControllerReconciler<T>> {
     const unseen = this.expectations.unseen(key);
@@ -194,37 +196,24 @@ class Run<T extends KubeObject> {
     const gaveUp$ = timer(Math.max(0, deadline - started), this.timers).pipe(map(() => false));
     const { signal } = context;
     return new Promise<ReconcileOutcome>((resolve, reject) => {
-      let running: Subscription | undefined;
-      let settled = false;
-      const finish = (settle: () => void): void => {
-        if (settled) return;
-        settled = true;
-        signal.removeEventListener('abort', onAbort);
-        settle();
-      };
+      if (signal.aborted) return reject(signal.reason);
+      let waiting: Subscription | undefined;
       const onAbort = (): void => {
-        running?.unsubscribe();
-        finish(() => reject(signal.reason));
+        waiting?.unsubscribe();
+        reject(signal.reason);
       };
-      const succeed = (outcome: ReconcileOutcome): void => finish(() => resolve(outcome));
-      const fail = (error: unknown): void => finish(() => reject(error));
-      if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
-      running = race(caughtUp$, gaveUp$).subscribe((caughtUp) => {
+      waiting = race(caughtUp$, gaveUp$).subscribe((caughtUp) => {
+        // From here the reconcile is the reconciler's: its output decides when it has settled.
+        signal.removeEventListener('abort', onAbort);
         const waited = this.scheduler.now() - started;
         if (caughtUp) this.measure({ type: 'caughtUp', key, waitedSeconds: waited / 1000 });
         else this.gaveUp(key, waited);
-        let output: ReturnType<ControllerReconciler<T>>;
         try {
-          output = this.call(key, context);
+          resolve(outcomeOnceSettled(this.call(key, context), signal));
         } catch (error) {
-          return fail(error);
+          reject(error);
         }
-        if (isObservable(output)) {
-          let last: ReconcileOutcome;
-          running = output.subscribe({ next: (value) => (last = value), error: fail, complete: () => succeed(last) });
-        } else if (isPromiseLike(output)) output.then(succeed, fail);
-        else succeed(output);
       });
     });
   }
@@ -281,8 +270,4 @@ class Run<T extends KubeObject> {
       this.logger.error({ controller: this.config.name, error: error instanceof Error ? error.message : String(error) }, 'the readAfterWriteMetrics sink threw');
     }
   }
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<ReconcileOutcome> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }

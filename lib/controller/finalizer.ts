@@ -1,7 +1,8 @@
-import { from, isObservable, mergeMap, Observable, of, reduce } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { KubeObject } from '../base/object';
 import { requeueDelayOf, type ReconcileOutcome } from '../workqueue/reconcileResult';
 import type { ControllerReconciler, ControllerRequest } from './controllerRequest';
+import { outcomeOnceSettled } from './outcomeOnceSettled';
 
 /** A controller request whose primary exists: what `apply` and `cleanup` are handed. */
 export interface FinalizerRequest<T extends KubeObject = KubeObject> extends ControllerRequest<T> {
@@ -45,6 +46,11 @@ export interface FinalizerHandlers<T extends KubeObject = KubeObject> {
  *
  * Other finalizers on the object are left as they are. The writes go through `request.writes`.
  *
+ * A stop with the run's `signal` (whileLeader's) treats a handler as the work queue treats a
+ * reconciler: its Promise is waited for, its Observable is unsubscribed, and the run completes
+ * only then, the finalizer's own write included. Nothing starts after the stop: no `apply` after
+ * the finalizer's addition, no removal after `cleanup` (the next run cleans up again).
+ *
  * ## Example
  * ```ts
  * import { configMaps, type KubeObject, type Resource } from 'rx-informer';
@@ -75,31 +81,42 @@ export interface FinalizerHandlers<T extends KubeObject = KubeObject> {
  */
 export function finalizer<T extends KubeObject>(name: string, handlers: FinalizerHandlers<T>): ControllerReconciler<T> {
   return (request) => {
-    const { primary, resource, writes } = request;
+    const { primary } = request;
     if (primary === undefined) return undefined;
-    const finalizers = primary.metadata.finalizers ?? [];
-    const ours = finalizers.includes(name);
-    const resourceVersion = primary.metadata.resourceVersion;
-    if (primary.metadata.deletionTimestamp !== undefined) {
-      if (!ours) return undefined;
-      return lastOutcome(handlers.cleanup({ ...request, primary })).pipe(
-        mergeMap((outcome) => {
-          if (requeueDelayOf(outcome) !== undefined) return of(outcome);
-          const rest = finalizers.filter((finalizer) => finalizer !== name);
-          const patch = { metadata: { resourceVersion, finalizers: rest.length === 0 ? null : rest } };
-          return from(writes.patch(resource, primary, { type: 'merge', patch }).then(() => undefined));
-        }),
-      );
-    }
+    const ours = (primary.metadata.finalizers ?? []).includes(name);
+    if (primary.metadata.deletionTimestamp !== undefined) return ours ? cleanUpThenRemove(name, handlers, { ...request, primary }) : undefined;
+    // Nothing around apply: what it returns is the reconcile, as the work queue would have it.
     if (ours) return handlers.apply({ ...request, primary });
-    const patch = { metadata: { resourceVersion, finalizers: [...finalizers, name] } };
-    return from(writes.patch(resource, primary, { type: 'merge', patch })).pipe(mergeMap((updated) => lastOutcome(handlers.apply({ ...request, primary: updated }))));
+    return addThenApply(name, handlers, { ...request, primary });
   };
 }
 
-/** A handler's outcome as an Observable of its last value (undefined when it gives none). */
-function lastOutcome(output: FinalizerOutcome): Observable<ReconcileOutcome> {
-  if (isObservable(output)) return output.pipe(reduce((_last, value: ReconcileOutcome) => value, undefined as ReconcileOutcome));
-  if (typeof output === 'object' && output !== null && typeof (output as { then?: unknown }).then === 'function') return from(output as PromiseLike<ReconcileOutcome>);
-  return of(output as ReconcileOutcome);
+/*
+ * The two paths that do more than call a handler are Promises of the whole, settled only once
+ * nothing of it runs: the work queue waits for a Promise at a stop (the run's `signal`, which
+ * whileLeader passes before releasing the Lease), whereas an Observable is unsubscribed and
+ * counted as settled while a Promise inside it still runs. A handler's Promise is followed to
+ * its end; its Observable is unsubscribed when the signal aborts (outcomeOnceSettled). After an
+ * abort, nothing new starts: the reconcile was abandoned, and the next one starts over.
+ */
+
+/** Adds the finalizer (conditional on the resourceVersion read), then runs `apply` on the answer. */
+async function addThenApply<T extends KubeObject>(name: string, handlers: FinalizerHandlers<T>, request: FinalizerRequest<T>): Promise<ReconcileOutcome> {
+  const { primary, resource, writes, signal } = request;
+  const patch = { metadata: { resourceVersion: primary.metadata.resourceVersion, finalizers: [...(primary.metadata.finalizers ?? []), name] } };
+  const updated = await writes.patch(resource, primary, { type: 'merge', patch });
+  if (signal.aborted) throw signal.reason;
+  return outcomeOnceSettled(handlers.apply({ ...request, primary: updated }), signal);
+}
+
+/** Runs `cleanup`; once it has succeeded without asking to come back, removes the finalizer (conditional too). */
+async function cleanUpThenRemove<T extends KubeObject>(name: string, handlers: FinalizerHandlers<T>, request: FinalizerRequest<T>): Promise<ReconcileOutcome> {
+  const { primary, resource, writes, signal } = request;
+  const outcome = await outcomeOnceSettled(handlers.cleanup(request), signal);
+  if (requeueDelayOf(outcome) !== undefined) return outcome;
+  if (signal.aborted) throw signal.reason;
+  const rest = (primary.metadata.finalizers ?? []).filter((finalizer) => finalizer !== name);
+  const patch = { metadata: { resourceVersion: primary.metadata.resourceVersion, finalizers: rest.length === 0 ? null : rest } };
+  await writes.patch(resource, primary, { type: 'merge', patch });
+  return undefined;
 }

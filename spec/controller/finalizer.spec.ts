@@ -1,4 +1,4 @@
-import { filter, type Subscription } from 'rxjs';
+import { filter, Observable, type Subscription } from 'rxjs';
 import { silentLogger } from '../../lib/base/logger';
 import type { KubeObject } from '../../lib/base/object';
 import { controller, type ControllerEvent } from '../../lib/controller/controller';
@@ -7,7 +7,7 @@ import { configMaps } from '../../lib/resources/builtins';
 import { changedGeneration } from '../../lib/operators/changedGeneration';
 import { requeueAfter } from '../../lib/workqueue/reconcileResult';
 import { widgets, type Widget } from '../../apiserver/src';
-import { Cluster } from './controllerHarness';
+import { Cluster, settlePromises } from './controllerHarness';
 
 /**
  * finalizer(name, { apply, cleanup }) over a loopback store that deletes as the API server does
@@ -22,12 +22,15 @@ let cluster: Cluster;
 let running: Subscription | undefined;
 let log: string[];
 let events: ControllerEvent[];
+/** When the run completed (virtual ms), if it has. */
+let completedAt: number | undefined;
 
 beforeEach(() => {
   cluster = new Cluster();
   running = undefined;
   log = [];
   events = [];
+  completedAt = undefined;
 });
 afterEach(() => running?.unsubscribe());
 
@@ -38,7 +41,7 @@ function widget(name: string, finalizers?: string[]): Widget {
 const describeObject = (object: KubeObject): string =>
   `${object.metadata.name} finalizers=${(object.metadata.finalizers ?? []).join(',') || '-'}${object.metadata.deletionTimestamp === undefined ? '' : ' deleting'}`;
 
-function run(handlers: Partial<{ apply: (request: FinalizerRequest<Widget>) => unknown; cleanup: (request: FinalizerRequest<Widget>) => unknown }> = {}): void {
+function run(handlers: Partial<{ apply: (request: FinalizerRequest<Widget>) => unknown; cleanup: (request: FinalizerRequest<Widget>) => unknown }> = {}, signal?: AbortSignal): void {
   // Generation changes only: the finalizer's own writes reconcile nothing, a deletion does (it bumps the generation).
   running = controller({ factory: cluster.factory, client: cluster.client }, widgets, { predicates: [changedGeneration()] })
     .owns(configMaps)
@@ -53,10 +56,17 @@ function run(handlers: Partial<{ apply: (request: FinalizerRequest<Widget>) => u
           return handlers.cleanup?.(request) as undefined;
         },
       }),
-      { scheduler: cluster.time, logger: silentLogger },
+      { scheduler: cluster.time, logger: silentLogger, signal },
     )
     .pipe(filter((event) => event.type !== 'queue'))
-    .subscribe((event) => events.push(event));
+    .subscribe({ next: (event) => events.push(event), complete: () => (completedAt = cluster.time.now()) });
+}
+
+/** A Promise the spec settles by hand. */
+function held(): { readonly promise: Promise<undefined>; resolve(): void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<undefined>((settle) => (resolve = () => settle(undefined)));
+  return { promise, resolve };
 }
 
 describe('finalizer()', () => {
@@ -173,5 +183,74 @@ describe('finalizer()', () => {
     cluster.store.delete(widgets, NS, 'a');
     await cluster.runTo(1_000);
     expect(log).toEqual([`0 apply a finalizers=${FINALIZER}`]);
+  });
+});
+
+/**
+ * A stop with the run's `signal` completes the run once nothing of a reconcile runs (what
+ * `whileLeader` waits for before the Lease goes): a handler's Promise is waited for, as a
+ * Promise reconciler's is; a handler's Observable is unsubscribed, as an Observable reconciler is.
+ */
+describe('finalizer() stopped by the run’s signal', () => {
+  it('waits for apply’s Promise after adding the finalizer: the run completes once it settles, not before', async () => {
+    cluster.writeLatency = 10;
+    widget('a');
+    const applying = held();
+    const stop = new AbortController();
+    run({ apply: () => applying.promise }, stop.signal);
+    await cluster.runTo(100);
+    expect(log).toEqual([`10 apply a finalizers=${FINALIZER}`]);
+    stop.abort();
+    await cluster.runTo(1_000);
+    expect(completedAt).toBeUndefined();
+    applying.resolve();
+    await settlePromises();
+    expect(completedAt).toBe(1_000);
+  });
+
+  it('waits for cleanup’s Promise, and removes no finalizer after the stop (the next run cleans up again)', async () => {
+    widget('a', [FINALIZER]);
+    const cleaning = held();
+    const stop = new AbortController();
+    run({ cleanup: () => cleaning.promise }, stop.signal);
+    cluster.at(100, () => void cluster.store.delete(widgets, NS, 'a'));
+    await cluster.runTo(150);
+    expect(log).toEqual([`0 apply a finalizers=${FINALIZER}`, `100 cleanup a finalizers=${FINALIZER} deleting`]);
+    stop.abort();
+    await cluster.runTo(1_000);
+    expect(completedAt).toBeUndefined();
+    cleaning.resolve();
+    await settlePromises();
+    expect(completedAt).toBe(1_000);
+    expect(cluster.writes).toEqual([]);
+    expect(cluster.store.get(widgets, NS, 'a')?.metadata.finalizers).toEqual([FINALIZER]);
+  });
+
+  it('unsubscribes apply’s Observable after adding the finalizer, and completes at once', async () => {
+    cluster.writeLatency = 10;
+    widget('a');
+    let tornDownAt: number | undefined;
+    const stop = new AbortController();
+    run({ apply: () => new Observable(() => () => (tornDownAt = cluster.time.now())) }, stop.signal);
+    await cluster.runTo(100);
+    expect(log).toEqual([`10 apply a finalizers=${FINALIZER}`]);
+    stop.abort();
+    await settlePromises();
+    expect([tornDownAt, completedAt]).toEqual([100, 100]);
+  });
+
+  it('unsubscribes cleanup’s Observable, and completes at once without removing the finalizer', async () => {
+    widget('a', [FINALIZER]);
+    let tornDownAt: number | undefined;
+    const stop = new AbortController();
+    run({ cleanup: () => new Observable(() => () => (tornDownAt = cluster.time.now())) }, stop.signal);
+    cluster.at(100, () => void cluster.store.delete(widgets, NS, 'a'));
+    await cluster.runTo(150);
+    stop.abort();
+    await settlePromises();
+    expect([tornDownAt, completedAt]).toEqual([150, 150]);
+    await cluster.runTo(1_000);
+    expect(cluster.writes).toEqual([]);
+    expect(cluster.store.get(widgets, NS, 'a')?.metadata.finalizers).toEqual([FINALIZER]);
   });
 });

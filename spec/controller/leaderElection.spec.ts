@@ -1,11 +1,12 @@
 import type { Subscription } from 'rxjs';
 import { silentLogger } from '../../lib/base/logger';
 import { controller, type ControllerRequest } from '../../lib/controller/controller';
+import { finalizer } from '../../lib/controller/finalizer';
 import { leaderElectionFrom } from '../../lib/leaderElection/leaderElection';
 import { whileLeader } from '../../lib/leaderElection/whileLeader';
-import { configMaps } from '../../lib/resources/builtins';
+import { configMaps, leases } from '../../lib/resources/builtins';
 import { widgets, storeLeaseClient, type Widget } from '../../apiserver/src';
-import { Cluster } from './controllerHarness';
+import { Cluster, settlePromises } from './controllerHarness';
 
 /**
  * A controller as the work of `whileLeader`: every replica keeps the factory's caches warm, only
@@ -74,5 +75,43 @@ describe('controller().run() under whileLeader', () => {
     // No reconcile of two started before every reconcile of one had ended.
     expect(Math.min(...byTwo.map((run) => run.start))).toBeGreaterThanOrEqual(Math.max(...byOne.map((run) => run.end!)));
     expect(cluster.informersMade.sort()).toEqual(['configmaps@?', 'widgets@?']);
+  });
+
+  it('a leader stopped while a finalizer’s apply runs reports stopped, and releases the Lease, only once apply’s Promise has settled', async () => {
+    cluster.store.create(widgets, { metadata: { name: 'a', namespace: NS }, spec: { size: 1 } });
+    const client = storeLeaseClient(cluster.store, { scheduler: cluster.time, latency: 5 });
+    let release: () => void = () => undefined;
+    let appliedAt: number | undefined;
+    // The first apply, after the finalizer's addition, holds until the spec lets it go.
+    const reconciler = finalizer<Widget>('example.com/registry', {
+      apply: () => {
+        appliedAt = cluster.time.now();
+        return new Promise<undefined>((resolve) => (release = () => resolve(undefined)));
+      },
+      cleanup: () => undefined,
+    });
+    const widgetController = controller({ factory: cluster.factory, client: cluster.client }, widgets);
+    const stop = new AbortController();
+    const ends: string[] = [];
+    replicas.push(
+      leaderElectionFrom(client, { namespace: NS, name: 'widgets', identity: 'one', scheduler: cluster.time, logger: silentLogger, random: () => 0.5, ...TIMINGS })
+        .pipe(whileLeader(({ signal }) => widgetController.run(reconciler, { scheduler: cluster.time, logger: silentLogger, signal }), { scheduler: cluster.time, logger: silentLogger, signal: stop.signal }))
+        .subscribe((event) => {
+          if (event.type === 'stopped') ends.push(`${cluster.time.now()} stopped settled=${event.settled}`);
+        }),
+    );
+    await cluster.runTo(1_000);
+    expect(appliedAt).toBeDefined();
+    stop.abort();
+    // Well within the settleTimeout (10 s): the leader waits for apply, renewing the Lease.
+    await cluster.runTo(5_000);
+    expect(ends).toEqual([]);
+    expect(cluster.store.get(leases, NS, 'widgets')?.spec?.holderIdentity).toBe('one');
+    release();
+    await settlePromises();
+    expect(ends).toEqual(['5000 stopped settled=true']);
+    // The release itself reaches the store a write's latency later.
+    await cluster.advance(100);
+    expect(cluster.store.get(leases, NS, 'widgets')?.spec?.holderIdentity).toBe('');
   });
 });

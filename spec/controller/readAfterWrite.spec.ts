@@ -1,4 +1,4 @@
-import type { Subscription } from 'rxjs';
+import { Observable, type Subscription } from 'rxjs';
 import type { Logger } from '../../lib/base/logger';
 import { silentLogger } from '../../lib/base/logger';
 import { controller, type ControllerEvent, type ControllerRequest, type ControllerRunOptions } from '../../lib/controller/controller';
@@ -6,7 +6,7 @@ import type { ReadAfterWriteMetricEvent } from '../../lib/controller/controllerE
 import { configMaps, type ConfigMap } from '../../lib/resources/builtins';
 import { requeueAfter } from '../../lib/workqueue/reconcileResult';
 import { widgets, type Widget } from '../../apiserver/src';
-import { Cluster } from './controllerHarness';
+import { Cluster, settlePromises } from './controllerHarness';
 
 /**
  * Reads that follow your own writes: after a reconcile writes an object the controller watches
@@ -181,6 +181,68 @@ describe('read after write', () => {
     await cluster.runTo(1_000);
     expect(seen.map((s) => s.at)).toEqual([100, 130]);
     expect(metrics).toEqual([]);
+  });
+});
+
+/**
+ * A stop with the run's `signal` completes the run once nothing of a reconcile runs: one that
+ * waited for the cache is then the reconciler's own work, a Promise waited for and an Observable
+ * unsubscribed, as without a wait.
+ */
+describe('read after write: stopped by the run’s signal', () => {
+  /** The reconcile of `ns/a` after its first run's write (at 205, once the cache shows it) returns `second()`. */
+  function secondRunAfterAWait(second: () => Promise<undefined> | Observable<undefined>, signal: AbortSignal): { completedAt(): number | undefined } {
+    let completedAt: number | undefined;
+    let runs = 0;
+    running = controller({ factory: cluster.factory, client: cluster.client }, widgets)
+      .run(
+        ({ primary, writes }) => {
+          seen.push({ at: cluster.time.now(), size: primary?.spec?.size, child: undefined });
+          runs += 1;
+          if (runs > 1) return second();
+          return writes.patch(widgets, primary!, { type: 'merge', patch: { spec: { size: 2 } } }).then(() => requeueAfter(20));
+        },
+        { scheduler: cluster.time, logger, signal },
+      )
+      .subscribe({ complete: () => (completedAt = cluster.time.now()) });
+    return { completedAt: () => completedAt };
+  }
+
+  it('waits for a Promise reconcile that ran after a wait: the run completes once it settles, not before', async () => {
+    let release: () => void = () => undefined;
+    const stop = new AbortController();
+    const stopped = secondRunAfterAWait(() => new Promise((resolve) => (release = () => resolve(undefined))), stop.signal);
+    await cluster.runTo(300);
+    expect(seen.map((s) => [s.at, s.size])).toEqual([
+      [100, 1],
+      [205, 2],
+    ]);
+    stop.abort();
+    await cluster.runTo(1_000);
+    expect(stopped.completedAt()).toBeUndefined();
+    release();
+    await settlePromises();
+    expect(stopped.completedAt()).toBe(1_000);
+  });
+
+  it('unsubscribes an Observable reconcile that ran after a wait, and completes at once', async () => {
+    let tornDownAt: number | undefined;
+    const stop = new AbortController();
+    const stopped = secondRunAfterAWait(() => new Observable<undefined>(() => () => (tornDownAt = cluster.time.now())), stop.signal);
+    await cluster.runTo(300);
+    stop.abort();
+    await settlePromises();
+    expect([tornDownAt, stopped.completedAt()]).toEqual([300, 300]);
+  });
+
+  it('completes at once when stopped during the wait, without calling the reconciler', async () => {
+    const stop = new AbortController();
+    const stopped = secondRunAfterAWait(() => Promise.resolve(undefined), stop.signal);
+    await cluster.runTo(150);
+    stop.abort();
+    await cluster.runTo(1_000);
+    expect(seen.map((s) => s.at)).toEqual([100]);
+    expect(stopped.completedAt()).toBe(150);
   });
 });
 
