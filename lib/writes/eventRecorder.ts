@@ -85,7 +85,8 @@ export interface EventRecorder {
  *    refusals (other 4xx) are given up.
  * 4. **Stopping**: when the `signal` option aborts, `record` drops (counted) and `writes$` writes
  *    what waits and the last counts of running series, once each, within `flushTimeout`, then
- *    completes: hand the controller's stop signal to both this and `reconcile`.
+ *    completes. Abort it once the controller's run has completed, not with the run's own signal:
+ *    a stop waits for the reconciles still running, and what they record must still be taken.
  *
  * Bounds: memory for `maxCached` events (4 096; a note is at most `NoteLengthLimit`) and as many spam
  * buckets, `maxQueued` waiting writes; one request in flight.
