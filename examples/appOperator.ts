@@ -18,7 +18,9 @@
  *   unregisters the App, and only then is the finalizer removed. A failed unregistration is
  *   retried with backoff; the App stays meanwhile. The children go by garbage collection.
  * - Every reconcile reads the caches once they show its key's own earlier writes, so it never
- *   creates a ConfigMap it created a moment ago (409) or cleans up twice.
+ *   creates a ConfigMap it created a moment ago (409), cleans up twice, or writes Ready again. The
+ *   status write goes through rx-informer/writes, not `request.writes`: its answer is recorded
+ *   with `writes.wrote`.
  * - Status through rx-informer/writes: once registered, the App's `Ready` condition (with its
  *   `observedGeneration`) is server-side applied to its status subresource under the operator's
  *   field manager, and the first time an App becomes ready at a generation a `Registered` Event
@@ -136,7 +138,7 @@ export function memoryRegistry(log: (line: string) => void = () => undefined): R
 
 /**
  * Writes an App's status conditions (the whole list this operator owns) and resolves with the App
- * as the server stored it.
+ * as the server stored it, which the reconcile records (`writes.wrote`) to read it back.
  */
 export type ConditionsWriter = (app: App, conditions: readonly Condition[]) => Promise<App>;
 
@@ -157,7 +159,10 @@ export function appReconciler(registry: Registry, log: (line: string) => void, w
       logOutcome(log, 'Service', service, await ensure(writes, services, app, service, serviceNow, sameService, servicePatch));
       await registry.register(key, addressOf(app), signal);
       const conditions = readyConditions(app);
-      if (conditions !== undefined && writeConditions !== undefined) await writeConditions(app, conditions);
+      // Recorded as this reconcile's write: the next reconcile of the App (its children's events
+      // start one at once) waits for the cache to show it, so it finds the App Ready and writes
+      // nothing, instead of writing Ready again with a new lastTransitionTime.
+      if (conditions !== undefined && writeConditions !== undefined) writes.wrote(apps, await writeConditions(app, conditions));
     },
     cleanup: async ({ key, signal }) => {
       await registry.unregister(key, signal);
