@@ -18,7 +18,9 @@
  *   unregisters the App, and only then is the finalizer removed. A failed unregistration is
  *   retried with backoff; the App stays meanwhile. The children go by garbage collection.
  * - Every reconcile reads the caches once they show its key's own earlier writes, so it never
- *   creates a ConfigMap it created a moment ago (409) or cleans up twice.
+ *   creates a ConfigMap it created a moment ago (409), cleans up twice, or writes Ready again. The
+ *   status write goes through rx-informer/writes, not `request.writes`: its answer is recorded
+ *   with `writes.wrote`.
  * - Status through rx-informer/writes: once registered, the App's `Ready` condition (with its
  *   `observedGeneration`) is server-side applied to its status subresource under the operator's
  *   field manager, and the first time an App becomes ready at a generation a `Registered` Event
@@ -135,10 +137,17 @@ export function memoryRegistry(log: (line: string) => void = () => undefined): R
 }
 
 /**
- * The operator's reconcile: under the finalizer, `apply` makes the App's ConfigMap and Service
- * match it and registers it; `cleanup` unregisters it.
+ * Writes an App's status conditions (the whole list this operator owns) and resolves with the App
+ * as the server stored it, which the reconcile records (`writes.wrote`) to read it back.
  */
-export function appReconciler(registry: Registry, log: (line: string) => void, markReady: (app: App) => Promise<void> = async () => undefined): ControllerReconciler<App> {
+export type ConditionsWriter = (app: App, conditions: readonly Condition[]) => Promise<App>;
+
+/**
+ * The operator's reconcile: under the finalizer, `apply` makes the App's ConfigMap and Service
+ * match it, registers it, and, unless the App is Ready at its generation already, hands its
+ * conditions with `Ready` set to `writeConditions`; `cleanup` unregisters it.
+ */
+export function appReconciler(registry: Registry, log: (line: string) => void, writeConditions?: ConditionsWriter): ControllerReconciler<App> {
   return finalizer<App>(REGISTRY_FINALIZER, {
     apply: async ({ key, primary: app, snapshots, writes, signal }: FinalizerRequest<App>) => {
       const namespace = app.metadata.namespace ?? '';
@@ -149,7 +158,11 @@ export function appReconciler(registry: Registry, log: (line: string) => void, m
       const serviceNow = snapshots.of(services).get(`${namespace}/${service.metadata.name}`);
       logOutcome(log, 'Service', service, await ensure(writes, services, app, service, serviceNow, sameService, servicePatch));
       await registry.register(key, addressOf(app), signal);
-      await markReady(app);
+      const conditions = readyConditions(app);
+      // Recorded as this reconcile's write: the next reconcile of the App (its children's events
+      // start one at once) waits for the cache to show it, so it finds the App Ready and writes
+      // nothing, instead of writing Ready again with a new lastTransitionTime.
+      if (conditions !== undefined && writeConditions !== undefined) writes.wrote(apps, await writeConditions(app, conditions));
     },
     cleanup: async ({ key, signal }) => {
       await registry.unregister(key, signal);
@@ -176,7 +189,7 @@ export async function main(kubeConfig: KubeConfig, options: AppOperatorOptions =
   const recorder = eventRecorder(kubeConfig, { reportingController: FIELD_MANAGER, signal: stop.signal, logger });
   const recorded = lastValueFrom(recorder.writes$, { defaultValue: undefined }).catch(() => undefined);
   factory.start();
-  const running = operator.run(appReconciler(registry, log, (app) => markReady(kubeConfig, recorder, app)), { signal: stop.signal, logger }).subscribe({
+  const running = operator.run(appReconciler(registry, log, (app, conditions) => markReady(kubeConfig, recorder, app, conditions)), { signal: stop.signal, logger }).subscribe({
     next: (event) => {
       if (event.type === 'failed') log(`reconcile ${event.key} failed: ${messageOf(event.error)}`);
       if (event.type === 'staleCache') log(`reconcile ${event.key} read a cache ${event.waited} ms behind its writes`);
@@ -203,19 +216,26 @@ export async function main(kubeConfig: KubeConfig, options: AppOperatorOptions =
 }
 
 /**
- * Applies the App's `Ready` condition at its generation (server-side apply of its status: the
- * operator's field manager owns the condition) and records a `Registered` Event the first time the
- * App is ready at this generation. An App already ready at this generation is left alone, so a
- * reconcile that changed nothing writes nothing.
+ * The App's conditions with `Ready` True at its generation, or undefined when they say so already:
+ * a reconcile that changed nothing writes nothing.
  */
-async function markReady(kubeConfig: KubeConfig, recorder: EventRecorder, app: App): Promise<void> {
+function readyConditions(app: App): Condition[] | undefined {
   const generation = app.metadata.generation;
   const ready = findCondition(app.status?.conditions, 'Ready');
-  if (ready?.status === 'True' && ready.observedGeneration === generation) return;
-  const conditions = setCondition(app.status?.conditions, { type: 'Ready', status: 'True', reason: 'Registered', message: `registered at ${addressOf(app)}`, observedGeneration: generation });
+  if (ready?.status === 'True' && ready.observedGeneration === generation) return undefined;
+  return setCondition(app.status?.conditions, { type: 'Ready', status: 'True', reason: 'Registered', message: `registered at ${addressOf(app)}`, observedGeneration: generation });
+}
+
+/**
+ * Applies the App's conditions (server-side apply of its status: the operator's field manager
+ * owns them) and records a `Registered` Event: this is the first time the App is Ready at this
+ * generation.
+ */
+async function markReady(kubeConfig: KubeConfig, recorder: EventRecorder, app: App, conditions: readonly Condition[]): Promise<App> {
   const { name, namespace } = app.metadata;
-  await lastValueFrom(applyStatus(kubeConfig, apps, { metadata: { name, namespace }, status: { conditions } }, { fieldManager: FIELD_MANAGER, force: true }));
+  const written = await lastValueFrom(applyStatus(kubeConfig, apps, { metadata: { name, namespace }, status: { conditions } }, { fieldManager: FIELD_MANAGER, force: true }));
   recorder.record(app, { type: 'Normal', reason: 'Registered', action: 'Register', note: `registered at ${addressOf(app)}` });
+  return written;
 }
 
 /** What one ensure did. */

@@ -97,8 +97,11 @@ describeEachServerVersion('example: an App operator over a custom resource, agai
     });
     expect(event).toMatchObject({ type: 'Normal', reason: 'Registered', action: 'Register', reportingController: FIELD_MANAGER, regarding: { kind: 'App', name: 'web' } });
 
-    // A spec change: Ready again, now at the new generation.
-    server.store.update(apps, { ...ready, spec: { port: 9090 } });
+    // A spec change: Ready again, now at the new generation. Made on the App as stored now, not on
+    // `ready`, read before the waits: the update is conditional on its resourceVersion, and a
+    // controller may write its primary meanwhile.
+    const current = server.store.get(apps, NS, 'web')!;
+    server.store.update(apps, { ...current, spec: { port: 9090 } });
     await eventually(() => {
       const stored = server.store.get(apps, NS, 'web');
       expect(stored?.metadata.generation).toBeGreaterThan(ready.metadata.generation!);
