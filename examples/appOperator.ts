@@ -186,7 +186,9 @@ export async function main(kubeConfig: KubeConfig, options: AppOperatorOptions =
   const stop = new AbortController();
   let settled = (): void => undefined;
   const stopped = new Promise<void>((resolve) => (settled = resolve));
-  const recorder = eventRecorder(kubeConfig, { reportingController: FIELD_MANAGER, signal: stop.signal, logger });
+  // The recorder stops after the run: a reconcile that settles during the stop still records its Event.
+  const stopRecording = new AbortController();
+  const recorder = eventRecorder(kubeConfig, { reportingController: FIELD_MANAGER, signal: stopRecording.signal, logger });
   const recorded = lastValueFrom(recorder.writes$, { defaultValue: undefined }).catch(() => undefined);
   factory.start();
   const running = operator.run(appReconciler(registry, log, (app, conditions) => markReady(kubeConfig, recorder, app, conditions)), { signal: stop.signal, logger }).subscribe({
@@ -208,6 +210,7 @@ export async function main(kubeConfig: KubeConfig, options: AppOperatorOptions =
     // The signal stops the work queue gracefully: running reconciles settle before the caches go.
     stop.abort();
     await stopped;
+    stopRecording.abort();
     await recorded;
     running.unsubscribe();
     await factory.shutdown();
