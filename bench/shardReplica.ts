@@ -22,6 +22,13 @@ import { loopbackKubeConfig } from '../apiserver/src/kubeConfig';
  */
 export type ReplicaCache = 'whole' | 'lean' | 'metadata';
 
+/** A ring's Lease timings (ms). */
+export interface RingTimings {
+  readonly leaseDuration: number;
+  readonly renewDeadline: number;
+  readonly retryPeriod: number;
+}
+
 export interface ReplicaShardOptions {
   /** The server of the pods. */
   readonly podsUrl: string;
@@ -32,7 +39,8 @@ export interface ReplicaShardOptions {
   readonly buckets: number;
   readonly mode: ShardFilterMode;
   readonly cache: ReplicaCache;
-  readonly timings: { readonly leaseDuration: number; readonly renewDeadline: number; readonly retryPeriod: number };
+  /** The ring's Lease timings; the library's defaults when absent. */
+  readonly timings?: RingTimings;
   readonly pageSize?: number;
   /** How long a list may go without a byte before it is retried (a million-pod list takes minutes on a busy machine). */
   readonly listPageTimeoutMs?: number;
@@ -56,7 +64,7 @@ export function replicaShard(options: ReplicaShardOptions): ShardedInformer<Kube
       identity,
       buckets: options.buckets,
       mode: options.mode,
-      ...options.timings,
+      ...(options.timings ?? {}),
       ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
       ...(options.listPageTimeoutMs === undefined ? {} : { listPageTimeoutMs: options.listPageTimeoutMs }),
       ...(cache === 'lean' ? { transform: dropManagedFields } : {}),

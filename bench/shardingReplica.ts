@@ -18,10 +18,11 @@ import { shardedInformer, type ShardedInformer } from '../lib/sharding/shardedIn
 import type { InformerHealth } from '../lib/reflector/health';
 import type { Snapshot } from '../lib/store/snapshot';
 import { loopbackKubeConfig } from '../apiserver/src/kubeConfig';
-import { replicaShard, type ReplicaCache } from './shardReplica';
+import { replicaShard, type ReplicaCache, type RingTimings } from './shardReplica';
 
 export const BUCKETS = 64;
-export const TIMINGS = { leaseDuration: 5_000, renewDeadline: 4_000, retryPeriod: 1_000 } as const;
+/** Short ring timings, so that the loopback runs settle quickly. */
+export const TIMINGS: RingTimings = { leaseDuration: 5_000, renewDeadline: 4_000, retryPeriod: 1_000 };
 /** A label shard's Lease is a leader election's, whose holder stops renewDeadline + retryPeriod after its last renewal: less than leaseDuration. */
 const LABEL_TIMINGS = { leaseDuration: 6_000, renewDeadline: 4_000, retryPeriod: 1_000 } as const;
 
@@ -39,6 +40,10 @@ export interface ReplicaConfig {
   readonly cache: ReplicaCache;
   /** How long a list may go without a byte (ms). */
   readonly listPageTimeoutMs: number;
+  /** The bucket modes' ring timings; the library's defaults when absent. */
+  readonly timings?: RingTimings;
+  /** An update phase follows: the replica watches its changes for the updated pods (not otherwise: that is a callback per pod listed). */
+  readonly updates: boolean;
 }
 
 /** Parent → replica: the updates of this replica's pods, and the `bench` label each pod ends with (by namespace/name). */
@@ -117,7 +122,7 @@ function shardOf(config: ReplicaConfig, sinceJoined: () => number): ReplicaShard
     buckets: BUCKETS,
     mode: config.mode,
     cache: config.cache,
-    timings: TIMINGS,
+    ...(config.timings === undefined ? {} : { timings: config.timings }),
     pageSize: 500,
     listPageTimeoutMs: config.listPageTimeoutMs,
   });
@@ -185,13 +190,15 @@ async function replica(config: ReplicaConfig): Promise<void> {
     current = s;
     changedAt = Date.now();
   });
-  const counting = shard.changes$.subscribe((change) => {
-    if (change.type === 'delete' || pending.size === 0) return;
-    const key = keyOf(change.object);
-    if (pending.get(key) !== benchLabel(change.object)) return;
-    pending.delete(key);
-    finish();
-  });
+  const counting = !config.updates
+    ? undefined
+    : shard.changes$.subscribe((change) => {
+        if (change.type === 'delete' || pending.size === 0) return;
+        const key = keyOf(change.object);
+        if (pending.get(key) !== benchLabel(change.object)) return;
+        pending.delete(key);
+        finish();
+      });
   const progress = setInterval(() => process.stderr.write(progressLine(id, describe(), current, changedAt, health)), 30_000);
   const snapshot = await firstValueFrom(shard.informer$.pipe(filter(settled)));
   const syncMs = Date.now() - startedAt;
@@ -216,7 +223,7 @@ async function replica(config: ReplicaConfig): Promise<void> {
     finish();
   });
   process.on('disconnect', () => {
-    counting.unsubscribe();
+    counting?.unsubscribe();
     tracking.unsubscribe();
     process.exit(0);
   });
