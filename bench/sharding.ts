@@ -166,7 +166,10 @@ async function startReplicas(buildDir: string, options: Options, configs: readon
     await Promise.all(children.map((child) => nextReport(child, 'ready')));
     const settled = children.map((child) => nextReport(child, 'settled'));
     for (const child of children) child.send({ kind: 'start' } satisfies ReplicaCommand);
-    return { children, settled: (await Promise.all(settled)).map(({ kind: _kind, ...figures }) => figures) };
+    const figures = (await Promise.all(settled)).map(({ kind: _kind, ...rest }) => rest);
+    const leaking = figures.findIndex((f) => f.foreignPods > 0);
+    if (leaking !== -1) throw new Error(`${configs[leaking]!.id} caches ${figures[leaking]!.foreignPods} pods outside its buckets`);
+    return { children, settled: figures };
   } catch (error) {
     await stopReplicas(children);
     throw error;
@@ -304,14 +307,14 @@ interface GeneratedRecord extends RunResult {
 /** The generator source's table (markdown): one row per replica of each configuration. */
 export function generatedTable(records: readonly GeneratedRecord[]): string {
   const rows = [
-    '| N | cache | mode | replicas | replica | pods held | heap after GC (MiB) | of which the cache (MiB) | cache heap/pod (B) | peak RSS (MiB) | synced (s) | CPU (s) | bucket set changes | server peak RSS (MiB) | server CPU (s) | load |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| N | cache | mode | replicas | replica | pods held | heap after GC (MiB) | of which the cache (MiB) | cache heap/pod (B) | peak RSS (MiB) | synced (s) | CPU (s) | longest stall (s) | bucket set changes | server peak RSS (MiB) | server CPU (s) | load |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const record of records) {
     record.figures.forEach((f, i) => {
       const server = record.server === undefined ? '| – | – ' : `| ${(record.server.peakRssBytes / MiB).toFixed(0)} | ${(record.server.cpuMs / 1000).toFixed(0)} `;
       rows.push(
-        `| ${record.pods.toLocaleString('en')} | ${record.cache} | ${record.mode} | ${record.replicas} | ${i} | ${f.objects.toLocaleString('en')} | ${(f.heapBytes / MiB).toFixed(0)} | ${(f.cacheHeapBytes / MiB).toFixed(0)} | ${f.objects === 0 ? '–' : (f.cacheHeapBytes / f.objects).toFixed(0)} | ${(f.peakRssBytes / MiB).toFixed(0)} | ${(f.syncMs / 1000).toFixed(1)} | ${(f.cpuMs / 1000).toFixed(1)} | ${f.bucketChanges} ${server}| ${record.loadAverage[0]?.toFixed(1) ?? '–'} |`,
+        `| ${record.pods.toLocaleString('en')} | ${record.cache} | ${record.mode} | ${record.replicas} | ${i} | ${f.objects.toLocaleString('en')} | ${(f.heapBytes / MiB).toFixed(0)} | ${(f.cacheHeapBytes / MiB).toFixed(0)} | ${f.objects === 0 ? '–' : (f.cacheHeapBytes / f.objects).toFixed(0)} | ${(f.peakRssBytes / MiB).toFixed(0)} | ${(f.syncMs / 1000).toFixed(1)} | ${(f.cpuMs / 1000).toFixed(1)} | ${f.maxStallMs === undefined ? '–' : (f.maxStallMs / 1000).toFixed(1)} | ${f.bucketChanges} ${server}| ${record.loadAverage[0]?.toFixed(1) ?? '–'} |`,
       );
     });
   }

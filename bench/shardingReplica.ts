@@ -66,6 +66,10 @@ export interface SettledFigures {
   /** From subscribing to settled: wall time, and this process's CPU (user + system). */
   readonly syncMs: number;
   readonly cpuMs: number;
+  /** The longest the event loop went without a turn, from joining to settled (the stall of swapping in the list among them). */
+  readonly maxStallMs: number;
+  /** Pods in its cache outside its buckets: 0, or the run fails. */
+  readonly foreignPods: number;
   /** How often its bucket set changed on the way (acquired or released events). */
   readonly bucketChanges: number;
   /** Those changes: `acquired 16 at 1.2 s`, `released 30 (rebalanced) at 2.0 s` (from joining). */
@@ -80,6 +84,7 @@ export type ReplicaReport =
   | { readonly kind: 'applied'; readonly updates: number; readonly firstAt: number; readonly lastAt: number }
   | { readonly kind: 'missing'; readonly id: string; readonly pending: number; readonly example: string | undefined };
 
+const STALL_TICK_MS = 100;
 const keyOf = (pod: KubeObject): string => `${pod.metadata.namespace}/${pod.metadata.name}`;
 const benchLabel = (pod: KubeObject | undefined): string | undefined => pod?.metadata.labels?.['bench'];
 
@@ -98,7 +103,10 @@ const cpuMsNow = (): number => {
 /** The informer, what "settled" means for it, and the live state its progress line prints. */
 interface ReplicaShard {
   readonly shard: Pick<ShardedInformer<KubeObject>, 'informer$' | 'changes$' | 'health$'>;
+  /** Synced, and serving exactly the buckets placed on it (label mode: holding any pod). O(1): it runs on the emission. */
   readonly settled: (snapshot: Snapshot<KubeObject>) => boolean;
+  /** The pods of `snapshot` outside this replica's buckets (it must hold none), counted in slices between turns of the event loop. */
+  readonly foreign: (snapshot: Snapshot<KubeObject>) => Promise<number>;
   readonly describe: () => string;
   /** The acquired and released events so far, each with when it came (seconds from joining). */
   readonly bucketEvents: () => readonly string[];
@@ -111,7 +119,7 @@ function shardOf(config: ReplicaConfig, sinceJoined: () => number): ReplicaShard
     const kubeConfig = loopbackKubeConfig({ url: config.podsUrl, tls: false, token: undefined });
     const labelShard = shardedInformer<KubeObject>(kubeConfig, pods, { mode: 'label', ring, identity: config.id, ...LABEL_TIMINGS, pageSize: 500 });
     // Not leading yet is a synced, empty cache; leading swaps in the whole list at once.
-    return { shard: labelShard, settled: (s) => s.synced && s.size > 0, describe: () => 'label shard', bucketEvents: () => [] };
+    return { shard: labelShard, settled: (s) => s.synced && s.size > 0, foreign: () => Promise.resolve(0), describe: () => 'label shard', bucketEvents: () => [] };
   }
   const placed = bucketsOf(config.id, config.members, BUCKETS).join();
   const shard = replicaShard({
@@ -134,16 +142,26 @@ function shardOf(config: ReplicaConfig, sinceJoined: () => number): ReplicaShard
     events.push(`${event.type} ${event.buckets.length}${event.type === 'released' ? ` (${event.reason})` : ''} at ${at} s`);
     if (event.type === 'released') released.set(event.reason, (released.get(event.reason) ?? 0) + 1);
   });
-  const settled = (s: Snapshot<KubeObject>): boolean => {
-    if (!s.synced || shard.owned().join() !== placed) return false;
-    for (const pod of s.values()) if (!shard.owns(pod)) return false;
-    return true;
+  const settled = (s: Snapshot<KubeObject>): boolean => s.synced && shard.owned().join() === placed;
+  // Hashing every pod takes seconds at a million on a busy machine: in one go, on the emission,
+  // it would add to the stall of swapping in the list, and miss the renew deadline.
+  const foreign = async (s: Snapshot<KubeObject>): Promise<number> => {
+    let count = 0;
+    let sinceYield = 0;
+    for (const pod of s.values()) {
+      if (!shard.owns(pod)) count++;
+      if (++sinceYield === 10_000) {
+        sinceYield = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    return count;
   };
   const describe = (): string => {
     const reasons = [...released].map(([reason, count]) => `${reason} ×${count}`).join(', ');
     return `serves ${shard.owned().length} buckets (placed ${placed.split(',').length}); bucket set changed ${events.length} times${reasons === '' ? '' : ` (released: ${reasons})`}`;
   };
-  return { shard, settled, describe, bucketEvents: () => events };
+  return { shard, settled, foreign, describe, bucketEvents: () => events };
 }
 
 /** The live state of a replica that has not settled yet, one line. */
@@ -161,7 +179,7 @@ async function replica(config: ReplicaConfig): Promise<void> {
   const { id } = config;
   // The baseline: client-node loaded and the informer built, nothing listed yet.
   let startedAt = 0;
-  const { shard, settled, describe, bucketEvents } = shardOf(config, () => Date.now() - startedAt);
+  const { shard, settled, foreign, describe, bucketEvents } = shardOf(config, () => Date.now() - startedAt);
   await new Promise<void>((resolve) => {
     const onStart = (command: ReplicaCommand): void => {
       if (command.kind !== 'start') return;
@@ -200,16 +218,26 @@ async function replica(config: ReplicaConfig): Promise<void> {
         finish();
       });
   const progress = setInterval(() => process.stderr.write(progressLine(id, describe(), current, changedAt, health)), 30_000);
+  // The longest the event loop went without a turn (a tick is due every STALL_TICK_MS).
+  let maxStallMs = 0;
+  let tickedAt = Date.now();
+  const stalls = setInterval(() => {
+    const now = Date.now();
+    maxStallMs = Math.max(maxStallMs, now - tickedAt - STALL_TICK_MS);
+    tickedAt = now;
+  }, STALL_TICK_MS);
   const snapshot = await firstValueFrom(shard.informer$.pipe(filter(settled)));
   const syncMs = Date.now() - startedAt;
   const cpuMs = cpuMsNow() - cpuBefore;
   clearInterval(progress);
   watchingHealth.unsubscribe();
+  const foreignPods = await foreign(snapshot);
+  clearInterval(stalls);
   // Let the last relist's garbage go before measuring.
   await new Promise((resolve) => setTimeout(resolve, 500));
   const heapBytes = heapAfterGc();
   const peakRssBytes = process.resourceUsage().maxRSS * 1024;
-  send({ kind: 'settled', objects: snapshot.size, heapBytes, cacheHeapBytes: heapBytes - before, peakRssBytes, syncMs, cpuMs, bucketChanges: bucketEvents().length, bucketEvents: bucketEvents() });
+  send({ kind: 'settled', objects: snapshot.size, heapBytes, cacheHeapBytes: heapBytes - before, peakRssBytes, syncMs, cpuMs, maxStallMs, foreignPods, bucketChanges: bucketEvents().length, bucketEvents: bucketEvents() });
   process.on('message', (command: ReplicaCommand) => {
     if (command.kind === 'start') return;
     if (command.kind === 'report-missing') {
