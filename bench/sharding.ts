@@ -49,8 +49,9 @@
  * Cost: loopback `--pods 20000 --reps 1` (9 configurations) took about 6 minutes on a loaded 2-core
  * machine; `--pods 100000 --reps 1 --events 2000` (9 configurations) took 262 s on a quiet one, its
  * largest process at 1.2 GB resident (the server holds every pod). Generator at a million pods:
- * 10 to 17 minutes for the three configurations at load 8–12, the largest process the single
- * replica (3.2 GB resident lean, 1.1 GB metadata-only); the server stays near 130 MB.
+ * the three configurations of one round took 4.5 minutes lean and 3 metadata-only at load 2–4,
+ * 8 to 20 at load 8–18; the largest process is the single replica (3.0 GB resident lean, 1.0 GB
+ * metadata-only); the server stays near 130 MB.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
