@@ -24,12 +24,12 @@
  * the JSON and the tables, so that a change of how the tables render reaches docs/PERFORMANCE.md
  * without a two-hour run.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildForBench } from './build';
-import type { ClientCommand, ClientConfig, ClientMessage, ClientPlan, ClientResult, ObjectKind, Scenario, ServerCommand, ServerMessage, VariantName } from './protocol';
+import { runClientProcess, ServerChild, type ClientOutcome } from './childProcesses';
+import type { ClientConfig, ClientPlan, ClientResult, ObjectKind, Scenario, ServerCommand, ServerMessage, VariantName } from './protocol';
 import { objectsOf, type BenchRun, type GcSetting, type Job, type Machine, type Profile, type RunRecord } from './records';
 import { BUSY_LOAD_PER_CORE, writeReport } from './report';
 
@@ -216,79 +216,15 @@ function pagedJobsFor(pods: number, profile: Profile, gc: GcSetting, variants: r
   return groups;
 }
 
-/** The server child and its replies. */
-class ServerProcess {
-  private readonly child: ChildProcess;
-  private readonly waiting: ((message: ServerMessage) => void)[] = [];
-  /** Where `reply` messages go: the running client. */
-  client: ChildProcess | undefined;
+/** The server child: bench/server.ts of the build. */
+type ServerProcess = ServerChild<ServerCommand, ServerMessage>;
 
-  constructor(buildDir: string) {
-    this.child = fork(path.join(buildDir, 'bench', 'server.js'), [], { execArgv: [...SERVER_FLAGS, ...EXTRA_SERVER_FLAGS], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    this.child.on('message', (message: ServerMessage) => {
-      if (message.type === 'reply') {
-        const command: ClientCommand = { type: 'reply', reply: message.reply };
-        this.client?.send(command);
-      } else if (message.type === 'failed') {
-        process.stderr.write(`server failed: ${message.message}\n`);
-        this.waiting.shift()?.(message);
-      } else {
-        this.waiting.shift()?.(message);
-      }
-    });
-  }
-
-  request(command: ServerCommand): Promise<ServerMessage> {
-    return new Promise<ServerMessage>((resolve) => {
-      this.waiting.push(resolve);
-      this.child.send(command);
-    });
-  }
-
-  relay(command: ServerCommand): void {
-    this.child.send(command);
-  }
-
-  async shutdown(): Promise<void> {
-    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-    this.child.send({ type: 'shutdown' } satisfies ServerCommand);
-    await exited;
-  }
-}
-
-async function runJob(server: ServerProcess, buildDir: string, url: string, job: Job, timeoutMs: number): Promise<{ result?: ClientResult; error?: string }> {
+async function runJob(server: ServerProcess, buildDir: string, url: string, job: Job, timeoutMs: number): Promise<ClientOutcome> {
   const { plan } = job;
   await server.request({ type: 'arm', closeWatchAfterEvents: plan.relist ? plan.throughputEvents + plan.latencyEvents + 1 : undefined });
   const scenario: Scenario = job.kind === 'unpaged' || job.kind === 'streaming' ? job.kind : 'paged';
   const config: ClientConfig = { variant: job.variant, scenario, serverUrl: url, pods: job.pods, objects: objectsOf(job), dropManagedFields: job.dropManagedFields, handlers: job.handlers, plan };
-  const child = fork(path.join(buildDir, 'bench', 'clients', `${job.variant}.js`), [JSON.stringify(config)], {
-    execArgv: [...CLIENT_FLAGS, ...GC_FLAGS[job.gc], ...EXTRA_CLIENT_FLAGS],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  server.client = child;
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (outcome: { result?: ClientResult; error?: string }): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      server.client = undefined;
-      // A client that reported exits by itself (writing its --cpu-prof profile); one that hangs is killed.
-      if (child.exitCode !== null) return resolve(outcome);
-      const killer = setTimeout(() => child.kill('SIGKILL'), outcome.result === undefined ? 0 : 10_000);
-      child.once('exit', () => {
-        clearTimeout(killer);
-        resolve(outcome);
-      });
-    };
-    const timer = setTimeout(() => settle({ error: `timed out after ${timeoutMs} ms` }), timeoutMs);
-    child.on('message', (message: ClientMessage) => {
-      if (message.type === 'server') server.relay({ type: 'client', request: message.request });
-      else if (message.type === 'result') settle({ result: message.result });
-      else settle({ error: message.message });
-    });
-    child.on('exit', (code, signal) => settle({ error: `client exited (${signal ?? code}) before reporting` }));
-  });
+  return runClientProcess(server, buildDir, config, [...CLIENT_FLAGS, ...GC_FLAGS[job.gc], ...EXTRA_CLIENT_FLAGS], timeoutMs);
 }
 
 function describe(job: Job): string {
@@ -305,7 +241,7 @@ async function main(): Promise<void> {
     throw new Error(`client-node 2.x needs Node ≥ 22.19; this is ${process.version}. Run through npm (node_modules/.bin/node).`);
   }
   const buildDir = buildForBench();
-  const server = new ServerProcess(buildDir);
+  const server: ServerProcess = new ServerChild(path.join(buildDir, 'bench', 'server.js'), [...SERVER_FLAGS, ...EXTRA_SERVER_FLAGS]);
   const previous = merge ? previousResults(profile, variants, sizes, scenarios, objects) : undefined;
   const runs: RunRecord[] = previous?.runs ?? [];
   // Sizes this invocation does not measure keep the merged file's, so its labels stay right.

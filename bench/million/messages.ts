@@ -16,6 +16,6 @@ export type MillionServerCommand =
 /** Generator server → orchestrator. */
 export type MillionServerMessage =
   | { readonly type: 'ready'; readonly url: string; readonly podJsonBytes: number; readonly metadataJsonBytes: number }
-  | { readonly type: 'memory'; readonly rssBytes: number; readonly heapUsedBytes: number; readonly peakRssBytes: number }
+  | { readonly type: 'memory'; readonly rssBytes: number; readonly heapUsedBytes: number; readonly peakRssBytes: number; readonly cpuMs: number }
   | { readonly type: 'reply'; readonly reply: ServerReply }
   | { readonly type: 'failed'; readonly message: string };

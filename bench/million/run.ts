@@ -27,12 +27,12 @@
  * --out NAME. Writes bench/results/million.json (or NAME.json; merged by size, mode, list and variant with what it held) and
  * prints the table that docs/PERFORMANCE.md quotes.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildForBench } from '../build';
-import type { ClientCommand, ClientConfig, ClientMessage, ClientResult, VariantName } from '../protocol';
+import { runClientProcess, ServerChild, type ClientOutcome } from '../childProcesses';
+import type { ClientConfig, ClientResult, VariantName } from '../protocol';
 import type { MillionServerCommand, MillionServerMessage } from './messages';
 
 type Mode = 'lean' | 'metadata';
@@ -102,38 +102,15 @@ function runs(variant: VariantName, mode: Mode, list: ListKind): boolean {
   return true;
 }
 
-class GeneratorServer {
-  private readonly child: ChildProcess;
-  private readonly waiting: ((message: MillionServerMessage) => void)[] = [];
-  client: ChildProcess | undefined;
+/** The generating server's process: bench/million/generatorServer.ts of the build. */
+export type GeneratorProcess = ServerChild<MillionServerCommand, MillionServerMessage>;
 
-  constructor(buildDir: string) {
-    this.child = fork(path.join(buildDir, 'bench', 'million', 'generatorServer.js'), [], { execArgv: ['--max-old-space-size=1024'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    this.child.on('message', (message: MillionServerMessage) => {
-      if (message.type === 'reply') this.client?.send({ type: 'reply', reply: message.reply } satisfies ClientCommand);
-      else this.waiting.shift()?.(message);
-    });
-  }
-
-  request(command: MillionServerCommand): Promise<MillionServerMessage> {
-    return new Promise((resolve) => {
-      this.waiting.push(resolve);
-      this.child.send(command);
-    });
-  }
-
-  relay(command: MillionServerCommand): void {
-    this.child.send(command);
-  }
-
-  async shutdown(): Promise<void> {
-    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-    this.child.send({ type: 'shutdown' } satisfies MillionServerCommand);
-    await exited;
-  }
+/** Forks the generating server from the build; 1 GB of heap is plenty, since it holds no pods. */
+export function forkGenerator(buildDir: string): GeneratorProcess {
+  return new ServerChild(path.join(buildDir, 'bench', 'million', 'generatorServer.js'), ['--max-old-space-size=1024']);
 }
 
-function runJob(server: GeneratorServer, buildDir: string, url: string, job: MillionJob, args: Arguments): Promise<{ result?: ClientResult; error?: string }> {
+function runJob(server: GeneratorProcess, buildDir: string, url: string, job: MillionJob, args: Arguments): Promise<ClientOutcome> {
   const config: ClientConfig = {
     variant: job.variant,
     scenario: job.list,
@@ -146,42 +123,7 @@ function runJob(server: GeneratorServer, buildDir: string, url: string, job: Mil
     handlers: 1,
     plan: { heap: true, throughputEvents: args.events, latencyEvents: 0, latencyRate: 0, relist: false },
   };
-  const child = fork(path.join(buildDir, 'bench', 'clients', `${job.variant}.js`), [JSON.stringify(config)], {
-    execArgv: ['--expose-gc', `--max-old-space-size=${args.maxOldSpaceMb}`],
-    stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
-  });
-  // The last lines of stderr say how a client that crashed failed (e.g. V8's heap-limit message).
-  let stderrTail = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    process.stderr.write(chunk);
-    stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4000);
-  });
-  server.client = child;
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (outcome: { result?: ClientResult; error?: string }): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      server.client = undefined;
-      if (child.exitCode !== null || child.signalCode !== null) return resolve(outcome);
-      const killer = setTimeout(() => child.kill('SIGKILL'), outcome.result === undefined ? 0 : 10_000);
-      child.once('exit', () => {
-        clearTimeout(killer);
-        resolve(outcome);
-      });
-    };
-    const timer = setTimeout(() => settle({ error: `timed out after ${JOB_TIMEOUT_MS} ms` }), JOB_TIMEOUT_MS);
-    child.on('message', (message: ClientMessage) => {
-      if (message.type === 'server') server.relay({ type: 'client', request: message.request });
-      else if (message.type === 'result') settle({ result: message.result });
-      else settle({ error: message.message });
-    });
-    child.on('exit', (code, signal) => {
-      const lines = stderrTail.split('\n').filter((line) => /error|heap|memory|FATAL/i.test(line));
-      settle({ error: `client exited (${signal ?? code}) before reporting${lines.length > 0 ? `: ${lines.slice(-2).join(' | ').trim()}` : ''}` });
-    });
-  });
+  return runClientProcess(server, buildDir, config, ['--expose-gc', `--max-old-space-size=${args.maxOldSpaceMb}`], JOB_TIMEOUT_MS);
 }
 
 const MiB = 2 ** 20;
@@ -232,7 +174,7 @@ export function markdownTable(records: readonly MillionRecord[]): string {
 async function main(): Promise<void> {
   const args = parseArguments(process.argv.slice(2));
   const buildDir = buildForBench();
-  const server = new GeneratorServer(buildDir);
+  const server = forkGenerator(buildDir);
   const same = (a: MillionJob, b: MillionJob): boolean => a.pods === b.pods && a.mode === b.mode && a.list === b.list && a.variant === b.variant && a.rep === b.rep;
   let records = loadRecords(args.results);
   try {

@@ -1,20 +1,28 @@
 import type { KubeObject } from '../base/object';
 import type { Snapshot } from '../store/snapshot';
-import type { AddChange } from '../store/change';
+import type { AddChange, Change } from '../store/change';
 import type { UpdateNotification } from './notifications';
 
 /**
  * The initial pass of a handler: every object of the first snapshot it receives, as an add with
  * `isInInitialList` (a handler that starts late sees the current cache, not the changes that built
- * it). It walks the immutable snapshot lazily and holds nothing else. It reads one add ahead, so
- * that `done` turns true as soon as the last add is taken: the handler counts as synced once that
- * one returns, not one turn later.
+ * it). It walks the immutable snapshot lazily and holds nothing else. When that snapshot's own
+ * changes built it from an empty cache (one add per object, as a first list makes), those adds are
+ * the pass, in their order and with their marks: a sharded informer's first list is a handover,
+ * and its handlers see each add marked with its bucket's acquisition, as `changes$` does. It reads
+ * one add ahead, so that `done` turns true as soon as the last add is taken: the handler counts as
+ * synced once that one returns, not one turn later.
  */
 export class InitialPass<T extends KubeObject> {
   private readonly keys: Iterator<string>;
+  /** The snapshot's adds when they are the whole snapshot; else undefined, and the keys are walked. */
+  private readonly adds: readonly Change<T>[] | undefined;
+  private nextAdd = 0;
   private ahead: AddChange<T> | undefined;
 
   constructor(private readonly snapshot: Snapshot<T>) {
+    const { changes } = snapshot;
+    this.adds = changes.length === snapshot.size && changes.every((change) => change.type === 'add') ? changes : undefined;
     this.keys = snapshot.keys();
     this.ahead = this.read();
   }
@@ -31,6 +39,14 @@ export class InitialPass<T extends KubeObject> {
   }
 
   private read(): AddChange<T> | undefined {
+    if (this.adds !== undefined) {
+      // Read from the snapshot as the walk does: the object delivered is the cache's.
+      for (let change = this.adds[this.nextAdd++]; change !== undefined; change = this.adds[this.nextAdd++]) {
+        const object = this.snapshot.get(change.key);
+        if (object !== undefined && change.type === 'add') return { ...change, object, isInInitialList: true };
+      }
+      return undefined;
+    }
     for (let step = this.keys.next(); step.done !== true; step = this.keys.next()) {
       const object = this.snapshot.get(step.value);
       if (object !== undefined) return { type: 'add', key: step.value, object, isInInitialList: true };

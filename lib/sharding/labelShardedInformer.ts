@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node' with { 'resolution-mode': 'import' };
-import { asyncScheduler, concat, defer, distinctUntilChanged, map, NEVER, type Observable, of, share, Subject, tap } from 'rxjs';
+import { asyncScheduler, concat, defer, distinctUntilChanged, map, NEVER, type Observable, of, share, skipWhile, Subject, tap } from 'rxjs';
 import { checkInformerConfig } from '../informer/checkInformerConfig';
 import { informerName, informerOfRuns, type Informer, type InformerOptions, type ReflectorRuns } from '../informer/informer';
 import { leaderElectionFrom, type LeaderState } from '../leaderElection/leaderElection';
@@ -57,8 +57,9 @@ export interface LabelShardSources<T extends KubeObject> {
  * sharder labels each object with its shard; this informer selects its own label, holds its
  * shard Lease (name `identity`, label `alpha.sharding.timebertt.dev/controllerring=<ring>`) and
  * acknowledges drains by removing both labels with a resourceVersion precondition, leaving a
- * drained object out of its cache. While it does not hold its Lease (renewals failed, or the
- * sharder took the Lease of a shard it thought dead) its cache is empty.
+ * drained object out of its cache. It is synced once it has listed its objects under its
+ * Lease; while it does not hold its Lease after that (renewals failed, or the sharder took the
+ * Lease of a shard it thought dead) its cache is empty.
  *
  * ## Example
  * ```ts
@@ -144,6 +145,9 @@ export function labelShardedInformerFrom<T extends KubeObject = KubeObject>(sour
       election$.pipe(
         map((state) => state.state === 'leading'),
         distinctUntilChanged(),
+        // Before it first holds its Lease its cache is unlisted, not empty: an empty Replace then
+        // would declare it synced. Losing the Lease later empties a synced cache.
+        skipWhile((leading) => !leading),
         map((leading) => (leading ? reflectorEvents(listerWatcher, config) : empty)),
       ),
     );

@@ -97,8 +97,8 @@ export interface ShardSources<T extends KubeObject> {
  * adds and deletes are marked: `change.handover` (and a handler's `info.handover`) says
  * `acquired` or `released`, the object's bucket, and the whole handover (buckets acquired,
  * released, served). A delete without a mark in that Replace is an object deleted meanwhile.
- * Until the ring view has synced the informer is not synced; a replica that owns no bucket has a
- * synced, empty cache.
+ * Until the ring view has synced the informer is not synced; then it is synced once it has listed
+ * the first buckets it acquired, or at once, empty, when the placement gives it no bucket.
  *
  * No fencing exists: a paused replica can act on an object after another has taken its bucket
  * (docs/guides/scale-out.md gives the bounds). Handlers must be idempotent, and may check
@@ -219,13 +219,18 @@ export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: 
   // Per informer, not per module: the buckets served now, and whether the ring view has synced.
   const owned = new Set<number>();
   let ready = false;
+  /** The buckets the placement gives this replica (the last `members` event's target). */
+  let placed: readonly number[] = [];
   const ringView = informerFrom(sources.ringListerWatcher, { name: `${name} ring`, scheduler, logger, backoff: ringViewBackoff(ringConfig) });
   // Membership is held by the cache's runs alone; ownership$ only listens (docs/guides/scale-out.md,
   // "Membership is explicit"), so a logger on it cannot keep buckets that nothing serves.
   const ownershipEvents = new Subject<OwnershipEvent>();
   const membership$ = ringMembership(sources.leaseClient, ringView.informer$, ringOptions).pipe(
     tap((event) => {
-      if (event.type === 'members') ready = true;
+      if (event.type === 'members') {
+        ready = true;
+        placed = event.target;
+      }
       else if (event.type === 'acquired') for (const bucket of event.buckets) owned.add(bucket);
       else if (event.type === 'released') for (const bucket of event.buckets) owned.delete(bucket);
       ownershipEvents.next(event);
@@ -234,6 +239,7 @@ export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: 
       const left = ownedNow();
       owned.clear();
       ready = false;
+      placed = [];
       if (left.length > 0) ownershipEvents.next({ type: 'released', buckets: left, owned: [], reason: 'left' });
     }),
     share(),
@@ -254,6 +260,8 @@ export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: 
     defer(() => {
       // The buckets the cache holds: those of the last Replace that completed, per subscription.
       let cached: readonly number[] = [];
+      // A bucket set has been handed to the reflector (an empty one included), per subscription.
+      let started = false;
       const handOver = (buckets: readonly number[]) => (source: Observable<ReflectorEvent<T>>): Observable<ReflectorEvent<T>> => {
         const handover = bucketHandover(cached, buckets, bucketOf);
         if (handover === undefined) return source;
@@ -273,7 +281,12 @@ export function shardedInformerFrom<T extends KubeObject = KubeObject>(sources: 
         startWith(undefined),
         filter(() => ready),
         map(() => ownedNow()),
+        // Synced means this replica's share is cached. Before its first set, owning nothing only
+        // means the buckets placed on it are not acquired yet: an empty Replace then would declare
+        // an unlisted cache synced. It waits, unless the placement gives it no bucket at all.
+        filter((buckets) => started || buckets.length > 0 || placed.length === 0),
         distinctUntilChanged(sameBuckets),
+        tap(() => (started = true)),
         switchMap((buckets) => filtering.pipe(map((mode) => ({ buckets, mode })))),
         map(({ buckets, mode }): Observable<ReflectorEvent<T>> => {
           if (buckets.length === 0) return concat(of<ReflectorEvent<T>>({ type: 'Replace', items: [], first: true, last: true, resourceVersion: '' }), NEVER).pipe(handOver(buckets));

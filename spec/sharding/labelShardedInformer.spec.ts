@@ -1,3 +1,4 @@
+import { firstValueFrom } from 'rxjs';
 import { silentLogger } from '../../lib/base/logger';
 import { configMaps, leases, type ConfigMap } from '../../lib/resources/builtins';
 import { CONTROLLER_RING_LABEL, drainLabelOf, shardLabelOf } from '../../lib/sharding/labelShard';
@@ -5,7 +6,7 @@ import { labelShardedInformer } from '../../lib/sharding/labelShardedInformer';
 import { shardedInformer } from '../../lib/sharding/shardedInformer';
 import type { Snapshot } from '../../lib/store/snapshot';
 import { startApiServer, type ApiServer } from '../../apiserver/src/server';
-import { eventually, firstSatisfying } from '../support/eventually';
+import { eventually, firstSatisfying, within } from '../support/eventually';
 
 /** `label` mode against the loopback server over HTTP, with the test as timebertt's sharder. */
 
@@ -66,6 +67,18 @@ it('caches the objects the sharder assigned to it, holds its shard Lease, and ac
   } finally {
     running.unsubscribe();
   }
+}, 30_000);
+
+it('is not synced before it has listed under its shard Lease: synced$ gives the objects assigned to it, though the Lease was held by another at first', async () => {
+  // Someone else holds the shard's Lease until it expires: the shard waits, then takes it.
+  server.store.create(leases, {
+    metadata: { name: 'example-1', namespace: RING.namespace, labels: { [CONTROLLER_RING_LABEL]: RING.name } },
+    spec: { holderIdentity: 'shardlease-controller', leaseDurationSeconds: 2, renewTime: new Date().toISOString(), acquireTime: new Date().toISOString(), leaseTransitions: 0 },
+  });
+  const shard = labelShardedInformer(server.kubeConfig, configMaps, { ring: RING, identity: 'example-1', logger: silentLogger, ...TIMINGS });
+  const synced = await within(firstValueFrom(shard.synced$), SYNC_MS, 'the shard’s first synced snapshot');
+  expect(names(synced)).toEqual(assignedTo('example-1'));
+  expect(server.store.get(leases, RING.namespace, 'example-1')?.spec?.holderIdentity).toBe('example-1');
 }, 30_000);
 
 it('empties its cache when the sharder takes its Lease over (a shard it thought dead)', async () => {

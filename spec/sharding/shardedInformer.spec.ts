@@ -22,7 +22,7 @@ interface Replica {
   readonly running: Subscription;
 }
 
-function setUp(mode: ShardFilterMode) {
+function setUp(mode: ShardFilterMode, buckets = BUCKETS) {
   const time = new VirtualTimeScheduler(VirtualAction, Infinity);
   const store: ClusterStore = createClusterStore();
   for (let i = 0; i < 60; i++) store.create(pods, { metadata: { name: `pod-${i}`, namespace: `ns-${i % 3}` } });
@@ -35,7 +35,7 @@ function setUp(mode: ShardFilterMode) {
         ringListerWatcher: storeListerWatcher(store, leases, { scheduler: time, latency: 10, namespace: RING.namespace, labelSelector: `${RING_LABEL}=${RING.name}` }),
       },
       // The fallback to client-side filtering is read from filtering$, not from its warning.
-      { ring: RING, identity: id, buckets: BUCKETS, mode, scheduler: time, logger: silentLogger, ...TIMINGS },
+      { ring: RING, identity: id, buckets, mode, scheduler: time, logger: silentLogger, ...TIMINGS },
     );
     const replica: Replica = { id, shard, latest: undefined, modes: [], running: undefined as unknown as Subscription };
     shard.filtering$.subscribe((m) => replica.modes.push(m));
@@ -62,6 +62,43 @@ describe('shardedInformer', () => {
     expect(a.latest?.synced).toBe(true);
     expect(names(a)).toEqual(everyone());
     a.running.unsubscribe();
+  });
+
+  it('is not synced before it has listed the buckets placed on it: alone in a new ring, its first synced snapshot holds every object', () => {
+    const { add, runFor, everyone, time } = setUp('client');
+    const a = add('a');
+    // What a synced$ subscriber (waitForSync) gets, and when each bucket set came.
+    const firstSynced: { size: number; owned: number; at: number }[] = [];
+    a.shard.synced$.subscribe((snapshot) => firstSynced.push({ size: snapshot.size, owned: a.shard.owned().length, at: time.now() }));
+    let acquiredAt: number | undefined;
+    a.shard.ownership$.subscribe((event) => {
+      if (event.type === 'acquired') acquiredAt ??= time.now();
+    });
+    runFor(5_000);
+    expect(acquiredAt).toBeDefined();
+    // Its ring view synced (and placed every bucket on it) before it acquired them; the cache it
+    // had then was empty because nothing was listed yet, not because it owns nothing.
+    expect(firstSynced).toEqual([{ size: everyone().length, owned: BUCKETS, at: expect.any(Number) }]);
+    expect(firstSynced[0]!.at).toBeGreaterThan(acquiredAt!);
+    a.running.unsubscribe();
+  });
+
+  it('is synced, empty, when the placement gives it no bucket', () => {
+    // One bucket, two replicas: whoever does not own it has nothing to list.
+    const { add, runFor, everyone } = setUp('client', 1);
+    const a = add('a');
+    runFor(5_000);
+    const b = add('b');
+    runFor(20_000);
+    const [owner, other] = a.shard.owned().length === 1 ? [a, b] : [b, a];
+    expect(owner.shard.owned()).toEqual([0]);
+    expect(owner.latest?.synced).toBe(true);
+    expect(owner.latest?.size).toBe(everyone().length);
+    expect(other.shard.owned()).toEqual([]);
+    expect(other.latest?.synced).toBe(true);
+    expect(other.latest?.size).toBe(0);
+    a.running.unsubscribe();
+    b.running.unsubscribe();
   });
 
   it('three replicas split the objects: each caches exactly its buckets, the caches are disjoint and their union is everything; a leaver’s objects move', () => {
@@ -120,7 +157,7 @@ describe('shardedInformer', () => {
       seen.set(replica.id, lines);
       replica.shard
         .handle({
-          onAdd: (pod, info) => lines.push(`add ${pod.metadata.name} ${info.handover ? `${info.handover.type} ${info.handover.bucket}` : '-'}`),
+          onAdd: (pod, info) => lines.push(`add ${pod.metadata.name} ${info.handover ? `${info.handover.type} ${info.handover.bucket}` : '-'}${info.isInInitialList ? ' initial' : ''}`),
           onDelete: (pod, info) => lines.push(`delete ${pod.metadata.name} ${info.handover ? `${info.handover.type} ${info.handover.bucket}` : '-'}`),
         })
         .subscribe();
@@ -128,10 +165,10 @@ describe('shardedInformer', () => {
     const a = add('a');
     watch(a);
     runFor(5_000);
-    // The first list: every object arrives with its bucket's acquisition.
+    // The first list: every object arrives in the initial list, with its bucket's acquisition.
     const initial = seen.get('a')!;
     expect(initial).toHaveLength(60);
-    for (const pod of store.list(pods)) expect(initial).toContain(`add ${pod.metadata.name} acquired ${a.shard.bucketOf(pod)}`);
+    for (const pod of store.list(pods)) expect(initial).toContain(`add ${pod.metadata.name} acquired ${a.shard.bucketOf(pod)} initial`);
     initial.length = 0;
 
     const b = add('b');
@@ -141,8 +178,8 @@ describe('shardedInformer', () => {
     expect(moved.length).toBeGreaterThan(0);
     // a: exactly the moved objects leave, each marked with the release of its bucket.
     expect(seen.get('a')!.sort()).toEqual(moved.map((pod) => `delete ${pod.metadata.name} released ${b.shard.bucketOf(pod)}`).sort());
-    // b: exactly those arrive, marked with the acquisition of their bucket.
-    expect(seen.get('b')!.sort()).toEqual(moved.map((pod) => `add ${pod.metadata.name} acquired ${b.shard.bucketOf(pod)}`).sort());
+    // b: exactly those arrive, marked with the acquisition of their bucket, in b's initial list.
+    expect(seen.get('b')!.sort()).toEqual(moved.map((pod) => `add ${pod.metadata.name} acquired ${b.shard.bucketOf(pod)} initial`).sort());
     for (const replica of replicas) replica.running.unsubscribe();
   });
 
