@@ -1,7 +1,6 @@
 import type { SchedulerLike, Subscriber } from 'rxjs';
 import type { Logger } from '../base/logger';
 import type { KubeObject } from '../base/object';
-import { settledSnapshot } from '../store/indexedSnapshot';
 import type { Snapshot } from '../store/snapshot';
 import { DeliveryLoop, type DeliveryTarget } from './deliveryLoop';
 import type { HandlerEvent, ResourceHandlers } from './resourceHandlers';
@@ -56,7 +55,7 @@ export class HandlerSubscription<T extends KubeObject> implements DeliveryTarget
   private start(snapshot: Snapshot<T>): PendingChanges<T> {
     const { maxPending } = this.settings;
     const pending = new PendingChanges(snapshot, maxPending, (notification) => this.report(new HandlerQueueOverflowError(notification, maxPending), notification, 'warn'));
-    const pass = new InitialPass(settledSnapshot(snapshot)); // it reads the objects, not the changes
+    const pass = new InitialPass(snapshot); // held until the pass is done: a first list's adds are its pass
     this.initialPass = pass.done ? undefined : pass;
     return (this.pending = pending);
   }
