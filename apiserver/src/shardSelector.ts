@@ -196,6 +196,21 @@ export function parseShardSelector(text: string): ShardSelector {
 }
 
 /**
+ * A request's `shardSelector` parameter parsed, its refusal worded as the apiserver answers it
+ * (500 `invalid shard selector: ...`).
+ *
+ * @throws ShardSelectorError with that message, for a selector the apiserver refuses.
+ */
+export function parseRequestShardSelector(text: string): ShardSelector {
+  try {
+    return parseShardSelector(text);
+  } catch (error) {
+    if (error instanceof ShardSelectorError) throw new ShardSelectorError(`invalid shard selector: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
  * A list or watch query narrowed by its `shardSelector` parameter, as a server with the
  * `ShardedListAndWatch` gate does (apiserver `registry/generic/registry/store.go`: parsed only
  * when the gate is on and the parameter is not empty, a parse error answers 500 `invalid shard
@@ -209,13 +224,7 @@ export function withShardSelector<Q extends { readonly matches: (object: KubeObj
   enabled: boolean,
 ): Q & { readonly shardSelector?: string } {
   if (!enabled || text === undefined || text === '') return query;
-  let selector: ShardSelector;
-  try {
-    selector = parseShardSelector(text);
-  } catch (error) {
-    if (error instanceof ShardSelectorError) throw new ShardSelectorError(`invalid shard selector: ${error.message}`);
-    throw error;
-  }
+  const selector = parseRequestShardSelector(text);
   const { matches } = query;
   return { ...query, selective: true, selectorKey: `${query.selectorKey}\u0000${selector.text}`, shardSelector: selector.text, matches: (object) => matches(object) && selector.matches(object) };
 }

@@ -37,7 +37,7 @@ import { seededRandom } from '../../apiserver/src/random';
 import { SEQUENCE_ANNOTATION, WRITTEN_AT_ANNOTATION, sharedClockMs, type ServerRequest } from '../protocol';
 import type { MillionServerCommand, MillionServerMessage } from './messages';
 import { flowControlledProducer } from '../flowControl';
-import { parseShardSelector, ShardSelectorError, type ShardSelector } from '../../apiserver/src/shardSelector';
+import { parseRequestShardSelector, ShardSelectorError } from '../../apiserver/src/shardSelector';
 
 const BASE_PODS = 1000;
 const NAMESPACES = 10;
@@ -138,13 +138,7 @@ interface PodFilter {
 function podFilterOf(query: URLSearchParams): PodFilter {
   const text = query.get('shardSelector');
   if (text === null || text === '') return { includes: () => true, echo: undefined };
-  let selector: ShardSelector;
-  try {
-    selector = parseShardSelector(text);
-  } catch (error) {
-    if (error instanceof ShardSelectorError) throw new ShardSelectorError(`invalid shard selector: ${error.message}`);
-    throw error;
-  }
+  const selector = parseRequestShardSelector(text);
   // The matcher reads metadata.uid or metadata.namespace: pod i's, without rendering it.
   return { includes: (index) => selector.matches({ metadata: { name: '', uid: generatedUid(index), namespace: generatedNamespace(index) } }), echo: selector.text };
 }
