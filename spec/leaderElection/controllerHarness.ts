@@ -8,6 +8,7 @@ import { skewedScheduler, type ClockSkew } from '../../lib/testing';
 import { seededRandom } from '../../apiserver/src/random';
 import { reconcile } from '../../lib/workqueue/reconcile';
 import { virtualTask, type VirtualTask } from '../support/virtualTask';
+import { at, runTo } from '../support/virtualClock';
 
 /**
  * Leader-elected controllers in virtual time: each replica runs `leaderElection` piped through
@@ -159,13 +160,11 @@ export class Controllers {
   }
 
   at(t: number, action: () => void): void {
-    this.time.schedule(action, t - this.time.now());
+    at(this.time, t, action);
   }
 
   runTo(t: number): void {
-    this.time.maxFrames = t;
-    this.time.flush();
-    this.time.frame = Math.max(this.time.frame, t);
+    runTo(this.time, t);
   }
 
   stopAll(): void {

@@ -6,6 +6,7 @@ import type { ClusterStoreImpl } from '../../apiserver/src/clusterStore';
 import { createClusterStore, storeLeaseClient, type ClusterStore, type Latency, type LeaseFault, type LeaseRequest } from '../../apiserver/src';
 import { skewedScheduler, type ClockSkew } from '../../lib/testing';
 import { seededRandom } from '../../apiserver/src/random';
+import { at, runTo } from '../support/virtualClock';
 
 /**
  * Candidates for one Lease in virtual time: one shared in-memory store (the loopback server's
@@ -115,15 +116,12 @@ export class Election {
 
   /** Runs virtual time up to `t` (ms since the start). */
   runTo(t: number): void {
-    this.time.maxFrames = t;
-    this.time.flush();
-    // flush() leaves the clock at the last action it ran; the next step starts at t.
-    this.time.frame = Math.max(this.time.frame, t);
+    runTo(this.time, t);
   }
 
   /** Runs an action at virtual time `t`. */
   at(t: number, action: () => void): void {
-    this.time.schedule(action, t - this.time.now());
+    at(this.time, t, action);
   }
 
   /** Who leads now. */

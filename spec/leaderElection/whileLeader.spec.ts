@@ -8,6 +8,7 @@ import { createClusterStore, storeLeaseClient } from '../../apiserver/src';
 import { leases } from '../../lib/resources/builtins';
 import type { Logger } from '../../lib/base/logger';
 import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
+import { at, runTo } from '../support/virtualClock';
 
 const states: Record<string, LeaderState> = {
   F: { state: 'following', holder: 'other' },
@@ -216,13 +217,7 @@ describe('whileLeader', () => {
         next: (event) => events.push(`${time.now()} ${describeEvent(event as WhileLeaderEvent<string>)}${event.type === 'stopped' ? ` settled=${event.settled}` : ''}`),
         complete: () => events.push(`${time.now()} complete`),
       });
-      const at = (t: number, action: () => void): void => void time.schedule(action, t - time.now());
-      const runTo = (t: number): void => {
-        time.maxFrames = t;
-        time.flush();
-        time.frame = Math.max(time.frame, t);
-      };
-      return { time, leader$, log, errors, events, stop, subscription, at, runTo };
+      return { time, leader$, log, errors, events, stop, subscription, at: (t: number, action: () => void) => at(time, t, action), runTo: (t: number) => runTo(time, t) };
     }
 
     it('on lost, aborts the term’s signal and awaits the work: a new term starts only once the old one has completed', () => {

@@ -3,6 +3,7 @@ import { Counter, Registry } from 'prom-client';
 import type { InformerMetricEvent } from '../../lib/informer/informerMetrics';
 import { MetricConflictError, registerInformerMetrics, registerWorkqueueMetrics } from '../../lib/prometheus/index';
 import { reconcile } from '../../lib/workqueue/reconcile';
+import { runTo } from '../support/virtualClock';
 
 /** The value of each series of `metric` in `registry`, as `{labels} value` lines (histograms: their _count and _sum). */
 async function series(registry: Registry, metric: string): Promise<string[]> {
@@ -106,11 +107,7 @@ describe('rx-informer/prometheus', () => {
           ? timer(100, scheduler).pipe(mergeMap(() => throwError(() => new Error('boom'))))
           : timer(key === 'a' ? 50 : 2000, scheduler).pipe(map(() => undefined));
       const subscription = keys.pipe(reconcile(work, { scheduler, concurrency: 2, rateLimit: { baseDelay: 10 }, metrics })).subscribe();
-      const advanceTo = (ms: number): void => {
-        scheduler.schedule(() => undefined, ms - scheduler.now()); // the clock stops at the last action
-        scheduler.maxFrames = ms;
-        scheduler.flush();
-      };
+      const advanceTo = (ms: number): void => runTo(scheduler, ms);
       keys.next('a');
       keys.next('b');
       keys.next('a');

@@ -8,6 +8,7 @@ import { RING_LABEL } from '../../lib/sharding/ringLease';
 import { ringViewBackoff } from '../../lib/sharding/ringConfig';
 import { createClusterStore, storeLeaseClient, storeListerWatcher, type ClusterStore, type LeaseFault } from '../../apiserver/src';
 import { skewedScheduler, type ClockSkew } from '../../lib/testing';
+import { runTo } from '../support/virtualClock';
 
 /**
  * A ring of members in virtual time: one shared store (the loopback server's Lease semantics),
@@ -197,9 +198,7 @@ export class Ring {
   }
 
   runTo(t: number): void {
-    this.time.maxFrames = t;
-    this.time.flush();
-    this.time.frame = Math.max(this.time.frame, t);
+    runTo(this.time, t);
   }
 
   at(t: number, action: () => void): void {

@@ -1,6 +1,7 @@
 import { NEVER, Observable, Subject, VirtualAction, VirtualTimeScheduler, finalize } from 'rxjs';
 import { reconcile, type ReconcileEvent } from '../../lib/workqueue/reconcile';
 import { virtualTask } from '../support/virtualTask';
+import { runTo } from '../support/virtualClock';
 
 /**
  * reconcile()'s `signal`: a graceful stop. When it aborts, nothing new starts, running reconciles
@@ -16,11 +17,7 @@ function setUp() {
   const log: string[] = [];
   let completedAt: number | undefined;
   const events: ReconcileEvent[] = [];
-  const runFor = (ms: number): void => {
-    time.maxFrames = time.now() + ms;
-    time.flush();
-    time.frame = time.maxFrames;
-  };
+  const runFor = (ms: number): void => runTo(time, time.now() + ms);
   return { time, keys, stop, log, events, runFor, completedAt: () => completedAt, done: (at: number) => (completedAt = at) };
 }
 

@@ -5,6 +5,7 @@ import { silentLogger } from '../../lib/base/logger';
 import { eventRecorderFrom, type EventRecorder, type EventRecorderReport } from '../../lib/writes/eventRecorder';
 import type { EventRecorderOptions } from '../../lib/writes/recorderConfig';
 import type { EventApi, EventSink } from '../../lib/writes/eventSink';
+import { at, runTo } from '../support/virtualClock';
 
 /**
  * An event recorder in virtual time (ms) over a scripted sink: each write is answered after
@@ -58,14 +59,12 @@ export class RecorderHarness {
 
   /** Runs everything due up to and including virtual time `t`. */
   runTo(t: number): void {
-    this.time.maxFrames = t;
-    this.time.flush();
-    this.time.frame = Math.max(this.time.frame, t);
+    runTo(this.time, t);
   }
 
   /** Runs `action` at virtual time `t`. */
   at(t: number, action: () => void): void {
-    this.time.schedule(action, t - this.time.now());
+    at(this.time, t, action);
   }
 
   /** Each write as `<time> <operation> <event name> [count]`. */
