@@ -1,8 +1,6 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { deployments, eventsV1, pods } from '../../lib/resources/builtins';
 import type { ApiServer } from '../../apiserver/src/server';
-import { describeWithKubectl, kubectl, printed, startKubectlCluster, type Result } from './kubectlRunner';
+import { describeWithKubectl, kubectl, manifestFile, printed, startKubectlCluster, type Result } from './kubectlRunner';
 import { stopCluster, type Cluster } from './realClients';
 
 /**
@@ -23,11 +21,7 @@ describeWithKubectl('kubectl write-back against the loopback API server', () => 
   afterAll(() => stopCluster(cluster));
 
   const run = (...args: string[]): Promise<Result> => kubectl(cluster!, args);
-  const file = (name: string, object: object): string => {
-    const path = join(cluster!.dir, name);
-    writeFileSync(path, JSON.stringify(object));
-    return path;
-  };
+  const file = (name: string, object: object): string => manifestFile(cluster!, name, object);
   const deployment = (name: string, replicas: number, image: string): object => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApiServerOptions } from '../../apiserver/src/server';
 import { onPath, runProgram, startCluster, type Cluster, type ProgramResult } from './realClients';
@@ -20,6 +20,13 @@ export const startKubectlCluster = (options: ApiServerOptions): Promise<Cluster>
 
 function kubectlArgs(cluster: Cluster, args: readonly string[]): string[] {
   return ['--kubeconfig', cluster.kubeconfig, '--cache-dir', mkdtempSync(join(cluster.dir, 'cache-')), ...args];
+}
+
+/** Writes `object` as JSON to `name` in the cluster's folder, for `kubectl -f`; its path. */
+export function manifestFile(cluster: Cluster, name: string, object: object): string {
+  const path = join(cluster.dir, name);
+  writeFileSync(path, JSON.stringify(object));
+  return path;
 }
 
 /** Starts kubectl (for a command that runs until killed, as `get -w`). */

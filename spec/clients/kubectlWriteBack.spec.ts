@@ -1,5 +1,3 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Subscription } from 'rxjs';
 import { configMaps, eventsV1 } from '../../lib/resources/builtins';
 import { eventRecorder } from '../../lib/writes/eventRecorder';
@@ -7,7 +5,7 @@ import { widgets } from '../../apiserver/src/builtinResources';
 import type { ApiServer } from '../../apiserver/src/server';
 import { eventually } from '../support/eventually';
 import { MANAGER, runWidgetController } from '../e2e/widgetController';
-import { describeWithKubectl, kubectl, printed, startKubectlCluster, type Result } from './kubectlRunner';
+import { describeWithKubectl, kubectl, manifestFile, printed, startKubectlCluster, type Result } from './kubectlRunner';
 import { stopCluster, type Cluster } from './realClients';
 
 /**
@@ -60,8 +58,7 @@ describeWithKubectl('kubectl reads what rx-informer/writes wrote', () => {
   });
 
   it('apply --server-side by another manager conflicts on the field, naming the controller; --force-conflicts takes it', async () => {
-    const path = join(cluster!.dir, 'settings.json');
-    writeFileSync(path, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w-settings', namespace: 'shop' }, data: { size: '99' } }));
+    const path = manifestFile(cluster!, 'settings.json', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'w-settings', namespace: 'shop' }, data: { size: '99' } });
     const refused = await run('apply', '--server-side', '--validate=false', '--field-manager=other-team', '-f', path);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`conflict with "${MANAGER}"`);

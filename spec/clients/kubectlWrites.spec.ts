@@ -1,9 +1,7 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { configMaps, deployments, pods } from '../../lib/resources/builtins';
 import { widgets } from '../../apiserver/src/builtinResources';
 import type { ApiServer } from '../../apiserver/src/server';
-import { describeWithKubectl, kubectl, startKubectlCluster, type Result } from './kubectlRunner';
+import { describeWithKubectl, kubectl, manifestFile, startKubectlCluster, type Result } from './kubectlRunner';
 import { stopCluster, type Cluster } from './realClients';
 
 /**
@@ -24,11 +22,7 @@ describeWithKubectl('kubectl writes against the loopback API server', () => {
   afterAll(() => stopCluster(cluster));
 
   const run = (...args: string[]): Promise<Result> => kubectl(cluster!, args);
-  const file = (name: string, object: object): string => {
-    const path = join(cluster!.dir, name);
-    writeFileSync(path, JSON.stringify(object));
-    return path;
-  };
+  const file = (name: string, object: object): string => manifestFile(cluster!, name, object);
 
   it('patch --type=json applies RFC 6902 operations, and a failing one is "The request is invalid", as against a real cluster', async () => {
     server.store.create(pods, { metadata: { name: 'patched', namespace: 'default', labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'c:1' }] } });
@@ -90,12 +84,13 @@ describeWithKubectl('kubectl writes against the loopback API server', () => {
     });
     const first = await run('apply', '-f', file('applied-1.json', deployment('app:1', 1)), '--validate=false');
     expect([first.code, first.stdout.trim()]).toEqual([0, 'deployment.apps/applied created']);
-    const second = await run('apply', '-f', file('applied-2.json', deployment('app:2', 2)), '--validate=false');
+    const secondFile = file('applied-2.json', deployment('app:2', 2));
+    const second = await run('apply', '-f', secondFile, '--validate=false');
     expect([second.code, second.stdout.trim()]).toEqual([0, 'deployment.apps/applied configured']);
     const stored = server.store.get(deployments, 'default', 'applied')!;
     expect([stored.spec?.replicas, stored.spec?.template?.spec]).toEqual([2, { containers: [{ name: 'app', image: 'app:2' }] }]);
     expect(stored.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration']).toContain('"image":"app:2"');
-    const again = await run('apply', '-f', join(cluster!.dir, 'applied-2.json'), '--validate=false');
+    const again = await run('apply', '-f', secondFile, '--validate=false');
     expect([again.code, again.stdout.trim()]).toEqual([0, 'deployment.apps/applied unchanged']);
   });
 });
