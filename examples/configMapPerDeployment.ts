@@ -15,7 +15,7 @@
  * Run: `npx ts-node examples/run/configMapPerDeployment.ts [namespace]` (current kubeconfig
  * context; Ctrl-C stops).
  */
-import { ApiException, CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1ConfigMap, type V1OwnerReference } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1ConfigMap, type V1OwnerReference } from '@kubernetes/client-node';
 import { Subscription } from 'rxjs';
 import {
   apiVersionOf,
@@ -34,6 +34,7 @@ import {
   type Logger,
   type Snapshot,
 } from 'rx-informer';
+import { errorLine, expectingStatus } from './clientNodeErrors';
 
 /** Options of {@link main}. */
 export interface ConfigMapControllerOptions {
@@ -186,17 +187,6 @@ function nullsFor(data: Readonly<Record<string, string>> | undefined): Record<st
   return Object.fromEntries(Object.keys(data ?? {}).map((key) => [key, null]));
 }
 
-/** Awaits a write; true when it succeeded, false when the API server answered `code`, which is expected. */
-async function expectingStatus(code: number, request: Promise<unknown>): Promise<boolean> {
-  try {
-    await request;
-    return true;
-  } catch (error) {
-    if (error instanceof ApiException && error.code === code) return false;
-    throw error;
-  }
-}
-
 /** Resolves when `signal` aborts (at once if it has); never without a signal. */
 function aborted(signal: AbortSignal | undefined): Promise<void> {
   if (signal === undefined) return new Promise<void>(() => undefined);
@@ -218,20 +208,4 @@ class KeyedSerializer {
     });
     return next;
   }
-}
-
-/**
- * One line for an error. client-node's `ApiException` message spans lines (code, body, headers);
- * its `code` and the `message` of the Status in its body say it all.
- */
-function errorLine(error: unknown): string {
-  if (!(error instanceof ApiException)) return error instanceof Error ? error.message : String(error);
-  let status: unknown = error.body;
-  try {
-    if (typeof status === 'string') status = JSON.parse(status);
-  } catch {
-    // Not JSON (a proxy's error page): the code alone.
-  }
-  const message = typeof status === 'object' && status !== null ? (status as { message?: unknown }).message : undefined;
-  return `HTTP ${error.code}${typeof message === 'string' ? `: ${message}` : ''}`;
 }

@@ -15,7 +15,7 @@
  * Run: `npx ts-node examples/run/teamNamespaces.ts [identity]` (current kubeconfig context;
  * Ctrl-C stops and hands over). Start it twice to watch the election.
  */
-import { ApiException, CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import { hostname } from 'node:os';
 import { merge, Subscription } from 'rxjs';
 import {
@@ -31,6 +31,7 @@ import {
 } from 'rx-informer';
 import { changedKeys, reconcile } from 'rx-informer/workqueue';
 import { leaderElection, whileLeader, type LeaderElectionOptions } from 'rx-informer/leader-election';
+import { errorLine, expectingStatus } from './clientNodeErrors';
 
 /** The label a Namespace carries to get a team ConfigMap. */
 export const TEAM_LABEL = 'team';
@@ -157,35 +158,8 @@ async function reconcileNamespace(core: CoreV1Api, namespace: Namespace | undefi
   return 'updated';
 }
 
-/** Awaits a write; true when it succeeded, false when the API server answered `code`, which is expected. */
-async function expectingStatus(code: number, request: Promise<unknown>): Promise<boolean> {
-  try {
-    await request;
-    return true;
-  } catch (error) {
-    if (error instanceof ApiException && error.code === code) return false;
-    throw error;
-  }
-}
-
 function selectorOf(labels: Readonly<Record<string, string>>): string {
   return Object.entries(labels)
     .map(([key, value]) => `${key}=${value}`)
     .join(',');
-}
-
-/**
- * One line for an error. client-node's `ApiException` message spans lines (code, body, headers);
- * its `code` and the `message` of the Status in its body say it all.
- */
-function errorLine(error: unknown): string {
-  if (!(error instanceof ApiException)) return error instanceof Error ? error.message : String(error);
-  let status: unknown = error.body;
-  try {
-    if (typeof status === 'string') status = JSON.parse(status);
-  } catch {
-    // Not JSON (a proxy's error page): the code alone.
-  }
-  const message = typeof status === 'object' && status !== null ? (status as { message?: unknown }).message : undefined;
-  return `HTTP ${error.code}${typeof message === 'string' ? `: ${message}` : ''}`;
 }
